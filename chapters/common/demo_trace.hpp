@@ -1,0 +1,63 @@
+// Run data a chapter demo hands to the book's figure macros.
+//
+// A demo prints its verified text to stdout. When started with
+// `--trace PATH` it also writes a JSON document of the values its figures
+// draw (graphs, ledgers, tables); tools/render.py reads it, so no number in
+// a figure is typed by hand. The JSON is written to PATH.tmp and renamed, so
+// a crash never leaves a half-written trace behind.
+#pragma once
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "llm/tensor/tensor.hpp"
+
+namespace demo {
+
+/// Key order is kept, so the trace reads in the order the demo computed it.
+using Json = nlohmann::ordered_json;
+
+/// The path after `--trace`, if the demo was asked to write a trace.
+/// @throws std::invalid_argument for any other argument.
+inline std::optional<std::string> trace_path(int argc, char** argv) {
+  std::optional<std::string> path;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view argument = argv[i];
+    if (argument == "--trace" && i + 1 < argc) {
+      path = argv[++i];
+    } else {
+      throw std::invalid_argument("unknown argument '" + std::string(argument) +
+                                  "' (usage: demo [--trace PATH])");
+    }
+  }
+  return path;
+}
+
+/// Writes `trace` to `path` atomically, if a path was given.
+inline void write_trace(const std::optional<std::string>& path, const Json& trace) {
+  if (!path) return;
+  const std::string temporary = *path + ".tmp";
+  {
+    std::ofstream file(temporary);
+    file << trace.dump(1) << '\n';
+    if (!file) throw std::runtime_error("cannot write trace file " + temporary);
+  }
+  if (std::rename(temporary.c_str(), path->c_str()) != 0) {
+    throw std::runtime_error("cannot rename " + temporary + " to " + *path);
+  }
+}
+
+/// A tensor as `{"shape": [...], "values": [...]}`.
+inline Json tensor_json(const llm::Tensor& tensor) {
+  Json values = Json::array();
+  for (double value : tensor.values()) values.push_back(value);
+  return Json{{"shape", tensor.shape()}, {"values", values}};
+}
+
+}  // namespace demo

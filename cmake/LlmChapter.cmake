@@ -1,0 +1,60 @@
+# llm_chapter(LIBRARIES lib...): declares the chapter in the current folder
+# chapters/NN-slug/ with these targets and steps:
+#   chapter-NN-demo     the demo executable built from the folder's *.cpp
+#   chapter-NN-output   run the demo (time limit, exit status) -> output.txt, trace.json
+#   chapter-NN          ... then verify output.txt against expected.txt and render the page
+#   ctest chapter-NN-output-check   the same verification as a test
+# Each step prints one progress line; see tools/demo.py and tools/render.py.
+set(LLM_TOOL_SOURCES_GLOB ${CMAKE_SOURCE_DIR}/tools/*.py)
+
+function(llm_chapter)
+  cmake_parse_arguments(ARG "" "" "LIBRARIES" ${ARGN})
+  get_filename_component(slug ${CMAKE_CURRENT_SOURCE_DIR} NAME)
+  string(REGEX MATCH "^[0-9]+" number ${slug})
+  set(demo chapter-${number}-demo)
+  set(run_dir ${LLM_CHAPTER_RUNS}/${slug})
+  set(page ${LLM_BOOK_SOURCE}/chapters/${slug}.md)
+  file(GLOB tool_sources CONFIGURE_DEPENDS ${LLM_TOOL_SOURCES_GLOB})
+
+  file(GLOB demo_sources CONFIGURE_DEPENDS *.cpp)
+  add_executable(${demo} ${demo_sources})
+  target_link_libraries(${demo} PRIVATE ${ARG_LIBRARIES} nlohmann_json::nlohmann_json)
+  target_include_directories(${demo} PRIVATE ${CMAKE_SOURCE_DIR}/chapters/common)
+
+  add_custom_command(
+    OUTPUT ${run_dir}/output.txt ${run_dir}/trace.json
+    COMMAND ${LLM_PYTHON} -m tools.demo run --chapter ${slug}
+            --executable $<TARGET_FILE:${demo}> --run-dir ${run_dir}
+            --timeout ${LLM_DEMO_TIMEOUT}
+    DEPENDS ${demo} ${tool_sources}
+    WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
+    COMMENT "chapter ${number}: run demo"
+    VERBATIM)
+  add_custom_command(
+    OUTPUT ${run_dir}/verified.stamp
+    COMMAND ${LLM_PYTHON} -m tools.demo verify --chapter ${slug} --run-dir ${run_dir}
+    DEPENDS ${run_dir}/output.txt ${CMAKE_CURRENT_SOURCE_DIR}/expected.txt ${tool_sources}
+    WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
+    COMMENT "chapter ${number}: verify output against expected.txt"
+    VERBATIM)
+  add_custom_command(
+    OUTPUT ${page}
+    COMMAND ${LLM_PYTHON} -m tools.render --chapter ${slug} --run-dir ${run_dir}
+            --output ${page} --depfile ${run_dir}/page.d
+    DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/chapter.md ${run_dir}/verified.stamp
+            ${run_dir}/trace.json ${tool_sources}
+    DEPFILE ${run_dir}/page.d
+    WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
+    COMMENT "chapter ${number}: render page"
+    VERBATIM)
+
+  add_custom_target(chapter-${number}-output DEPENDS ${run_dir}/output.txt)
+  add_custom_target(chapter-${number} DEPENDS ${page})
+  set_property(GLOBAL APPEND PROPERTY LLM_CHAPTER_PAGES ${page})
+  set_property(GLOBAL APPEND PROPERTY LLM_CHAPTER_TARGETS chapter-${number})
+
+  add_test(NAME chapter-${number}-output-check
+           COMMAND ${LLM_PYTHON} -m tools.demo check --chapter ${slug}
+                   --executable $<TARGET_FILE:${demo}> --timeout ${LLM_DEMO_TIMEOUT}
+           WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+endfunction()

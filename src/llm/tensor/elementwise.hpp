@@ -1,0 +1,21 @@
+// Elementwise arithmetic with NumPy broadcasting between the two operands.
+// Taught in chapter 15.
+#pragma once
+
+#include "llm/tensor/tensor.hpp"
+
+namespace llm {
+
+/// left + right, elementwise, in the broadcast shape of the two operands.
+/// @throws TensorError IncompatibleBroadcast.
+Tensor add(const TensorView& left, const TensorView& right);
+
+/// left * right, elementwise, in the broadcast shape of the two operands.
+/// A rank-zero operand multiplies every element of the other.
+/// @throws TensorError IncompatibleBroadcast.
+Tensor multiply(const TensorView& left, const TensorView& right);
+
+/// `function` applied to every element; the shape is unchanged.
+Tensor map_values(const TensorView& source, double (*function)(double));
+
+}  // namespace llm

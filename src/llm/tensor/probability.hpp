@@ -1,0 +1,57 @@
+// Numerically stable probabilities: sigmoid, log-softmax and indexed mean NLL.
+// Taught in chapter 13 (the NLL objective) and chapter 16 (saved probabilities).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+
+#include "llm/tensor/tensor.hpp"
+
+namespace llm {
+
+/// 1 / (1 + exp(-x)) evaluated without overflow for any finite x: for x < 0
+/// it uses exp(x) / (1 + exp(x)). Returns a value in [0, 1].
+double stable_sigmoid(double x);
+
+/// Log-probabilities and, on request, the probabilities computed from the
+/// same per-group statistics.
+struct LogSoftmaxForward {
+  Tensor value;                        ///< log-softmax, same shape as the input
+  std::optional<Tensor> probabilities; ///< exp of the same shifted logits, if requested
+};
+
+/// Stable log-softmax along `axis`: for each group (a line along `axis`),
+/// value = (x - m) - log(sum exp(x - m)) with m the group maximum.
+/// Input and output shape [..., V, ...] with V the extent of `axis`.
+/// @throws TensorError InvalidAxis, EmptyAxis (V == 0), or NonFiniteValue
+///         naming the first non-finite input in row-major order.
+LogSoftmaxForward log_softmax_forward(const TensorView& logits, std::size_t axis,
+                                      bool emit_probabilities);
+
+/// The value of log_softmax_forward without probabilities.
+Tensor log_softmax(const TensorView& logits, std::size_t axis);
+
+/// The mean negative log-likelihood and, on request, the probabilities.
+struct IndexedNllForward {
+  double loss = 0.0;                   ///< mean over groups of -log p[target], natural log
+  std::optional<Tensor> probabilities; ///< softmax along the class axis, if requested
+};
+
+/// Indexed mean NLL: the class axis `axis` (extent V) splits the logits into
+/// G groups (the product of the other extents); `targets` holds one class per
+/// group in row-major group order. Returns (1/G) sum_g -log softmax(x_g)[t_g]
+/// computed with the max-shifted log-sum-exp.
+/// Validation order: axis, class extent, target count == G, G > 0, every
+/// target < V (first failing group named), every logit finite.
+/// @throws TensorError InvalidAxis, EmptyAxis, TargetCountMismatch,
+///         EmptyTargets, TargetOutOfRange, NonFiniteValue in that order.
+IndexedNllForward indexed_mean_nll_forward(const TensorView& logits, std::size_t axis,
+                                           std::span<const std::size_t> targets,
+                                           bool emit_probabilities);
+
+/// The loss of indexed_mean_nll_forward without probabilities (chapter 13's objective).
+double indexed_mean_nll(const TensorView& logits, std::size_t axis,
+                        std::span<const std::size_t> targets);
+
+}  // namespace llm
