@@ -32,6 +32,19 @@ foreach(relative IN LISTS llm_book_files)
   list(APPEND llm_staged_book_files ${LLM_BOOK_SOURCE}/${relative})
 endforeach()
 
+# Every region marker in the C++ sources is checked, not only the listed ones,
+# so a crossed or unclosed marker fails the book wherever it is.
+file(GLOB_RECURSE llm_region_sources CONFIGURE_DEPENDS
+     ${CMAKE_SOURCE_DIR}/src/*.cpp ${CMAKE_SOURCE_DIR}/src/*.hpp
+     ${CMAKE_SOURCE_DIR}/chapters/*.cpp ${CMAKE_SOURCE_DIR}/chapters/*.hpp)
+add_custom_command(
+  OUTPUT ${CMAKE_BINARY_DIR}/regions.stamp
+  COMMAND ${LLM_PYTHON} -m tools.regions check --stamp ${CMAKE_BINARY_DIR}/regions.stamp
+  DEPENDS ${llm_region_sources} ${CMAKE_SOURCE_DIR}/tools/regions.py
+  WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
+  COMMENT "regions: check every region marker in src/ and chapters/"
+  VERBATIM)
+
 get_property(llm_chapter_pages GLOBAL PROPERTY LLM_CHAPTER_PAGES)
 add_custom_command(
   OUTPUT ${CMAKE_BINARY_DIR}/html.stamp
@@ -41,6 +54,7 @@ add_custom_command(
           -d ${CMAKE_BINARY_DIR}/sphinx-doctrees ${LLM_BOOK_SOURCE} ${LLM_HTML}
   COMMAND ${CMAKE_COMMAND} -E touch ${CMAKE_BINARY_DIR}/html.stamp
   DEPENDS ${llm_staged_book_files} ${llm_chapter_pages} ${LLM_DOXYGEN_XML}/index.xml
+          ${CMAKE_BINARY_DIR}/regions.stamp
   WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
   COMMENT "sphinx: HTML book -> ${LLM_HTML}/index.html"
   VERBATIM)

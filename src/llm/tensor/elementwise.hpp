@@ -6,13 +6,16 @@
 
 namespace llm {
 
-/// left + right, elementwise, in the broadcast shape of the two operands.
-/// @throws TensorError IncompatibleBroadcast.
+/// left + right, elementwise, in the broadcast shape of the two operands:
+/// [2, 1, 3] + [4, 3] -> [2, 4, 3] (see broadcast_shapes).
+/// @throws TensorError IncompatibleBroadcast naming both operand shapes.
+/// @throws TensorError ShapeOverflow if the broadcast element count overflows.
 Tensor add(const TensorView& left, const TensorView& right);
 
 /// left * right, elementwise, in the broadcast shape of the two operands.
 /// A rank-zero operand multiplies every element of the other.
-/// @throws TensorError IncompatibleBroadcast.
+/// @throws TensorError IncompatibleBroadcast naming both operand shapes.
+/// @throws TensorError ShapeOverflow if the broadcast element count overflows.
 Tensor multiply(const TensorView& left, const TensorView& right);
 
 /// `function` applied to every element; the shape is unchanged.

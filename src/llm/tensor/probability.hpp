@@ -11,21 +11,29 @@
 namespace llm {
 
 /// 1 / (1 + exp(-x)) evaluated without overflow for any finite x: for x < 0
-/// it uses exp(x) / (1 + exp(x)). Returns a value in [0, 1].
+/// it uses exp(x) / (1 + exp(x)), so exp only ever sees a nonpositive
+/// argument. Returns a value in [0, 1] (0 and 1 only where the true value
+/// rounds there, e.g. x = -1000 and x = 1000); NaN stays NaN.
+/// Used by chapter 16's SiLU.
 double stable_sigmoid(double x);
 
 /// Log-probabilities and, on request, the probabilities computed from the
 /// same per-group statistics.
 struct LogSoftmaxForward {
-  Tensor value;                        ///< log-softmax, same shape as the input
-  std::optional<Tensor> probabilities; ///< exp of the same shifted logits, if requested
+  Tensor value;                         ///< log-softmax, same shape as the input
+  std::optional<Tensor> probabilities;  ///< exp of the same shifted logits, if requested
 };
 
 /// Stable log-softmax along `axis`: for each group (a line along `axis`),
-/// value = (x - m) - log(sum exp(x - m)) with m the group maximum.
-/// Input and output shape [..., V, ...] with V the extent of `axis`.
+/// value = (x - m) - log Z with m the group maximum and Z = sum exp(x - m),
+/// natural log. With `emit_probabilities` the same pass also writes
+/// exp(x - m) / Z from the same m and Z (one statistics bundle per group, no
+/// second normalization). Input and output shape [..., V, ...] with V the
+/// extent of `axis`; finite for any finite input, e.g. logits of +-1000.
+/// Every logit is checked before any output is allocated.
 /// @throws TensorError InvalidAxis, EmptyAxis (V == 0), or NonFiniteValue
-///         naming the first non-finite input in row-major order.
+///         naming the first non-finite input in row-major order, in that order.
+/// Taught in chapter 16 (the probabilities are saved for the VJP).
 LogSoftmaxForward log_softmax_forward(const TensorView& logits, std::size_t axis,
                                       bool emit_probabilities);
 
@@ -34,8 +42,8 @@ Tensor log_softmax(const TensorView& logits, std::size_t axis);
 
 /// The mean negative log-likelihood and, on request, the probabilities.
 struct IndexedNllForward {
-  double loss = 0.0;                   ///< mean over groups of -log p[target], natural log
-  std::optional<Tensor> probabilities; ///< softmax along the class axis, if requested
+  double loss = 0.0;                    ///< mean over groups of -log p[target], natural log
+  std::optional<Tensor> probabilities;  ///< softmax along the class axis, if requested
 };
 
 /// Indexed mean NLL: the class axis `axis` (extent V) splits the logits into
@@ -43,14 +51,17 @@ struct IndexedNllForward {
 /// group in row-major group order. Returns (1/G) sum_g -log softmax(x_g)[t_g]
 /// computed with the max-shifted log-sum-exp.
 /// Validation order: axis, class extent, target count == G, G > 0, every
-/// target < V (first failing group named), every logit finite.
+/// target < V (first failing group named), every logit finite; the optional
+/// probabilities (exp(x - m) / Z from the same per-group statistics as the
+/// loss) are allocated only after all checks pass.
 /// @throws TensorError InvalidAxis, EmptyAxis, TargetCountMismatch,
 ///         EmptyTargets, TargetOutOfRange, NonFiniteValue in that order.
 IndexedNllForward indexed_mean_nll_forward(const TensorView& logits, std::size_t axis,
                                            std::span<const std::size_t> targets,
                                            bool emit_probabilities);
 
-/// The loss of indexed_mean_nll_forward without probabilities (chapter 13's objective).
+/// The loss of indexed_mean_nll_forward without probabilities (chapter 13's
+/// objective: its gradient (softmax - one_hot(target)) / G is checked there).
 double indexed_mean_nll(const TensorView& logits, std::size_t axis,
                         std::span<const std::size_t> targets);
 

@@ -103,10 +103,15 @@ TensorError TensorError::empty_axis(Shape shape, std::size_t axis) {
 }
 
 TensorError TensorError::incompatible_broadcast(Shape shape, Shape other_shape, std::size_t axis) {
+  // The extent each shape has at `axis` counted from the right; a missing axis counts as 1.
+  const auto extent_at = [axis](const Shape& s) {
+    return axis < s.size() ? std::to_string(s[s.size() - 1 - axis]) : std::string("1 (missing)");
+  };
   TensorError error(TensorErrorKind::IncompatibleBroadcast,
                     "shapes " + shape_text(shape) + " and " + shape_text(other_shape) +
-                        " do not broadcast: their extents differ at result axis " +
-                        std::to_string(axis) + " counted from the right and neither is 1");
+                        " cannot broadcast at axis " + std::to_string(axis) +
+                        " counted from the right (0 = last): extents " + extent_at(shape) +
+                        " and " + extent_at(other_shape));
   error.shape_ = std::move(shape);
   error.other_shape_ = std::move(other_shape);
   error.axis_ = axis;

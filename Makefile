@@ -1,0 +1,75 @@
+# The front door of "LLM from scratch in C++". Thin: every target delegates to
+# CMake (which decides what is out of date), ctest, or the tools in tools/.
+# `make help` lists the targets. Variables: BUILD, PYTHON, WERROR, SYNC, DEMO_TIMEOUT.
+
+SHELL := /bin/bash
+BUILD ?= build
+# Debian's interpreter has the book's Python modules (jinja2, sphinx, breathe...);
+# a python3 earlier on PATH (pyenv, venv) usually does not.
+PYTHON ?= $(if $(wildcard /usr/bin/python3),/usr/bin/python3,python3)
+WERROR ?= OFF
+DEMO_TIMEOUT ?= 60
+GENERATOR ?= $(if $(shell command -v ninja),Ninja,Unix Makefiles)
+
+CHAPTERS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard chapters/[0-9]*/chapter.md chapters/[0-9]*/CMakeLists.txt)))))
+CONFIGURE_ARGS := -G "$(GENERATOR)" -DLLM_PYTHON=$(PYTHON) -DLLM_WERROR=$(WERROR) -DLLM_DEMO_TIMEOUT=$(DEMO_TIMEOUT)
+CMAKE_BUILD := cmake --build $(BUILD) --target
+
+.DEFAULT_GOAL := help
+.PHONY: help book test sync clean deps configure FORCE
+
+help: ## List the targets
+	@echo "LLM from scratch in C++ -- make targets:"
+	@echo "  make book          build, run and verify every chapter, then the HTML book -> $(BUILD)/html/index.html"
+	@echo "  make chapter-NN    build chapter NN's demo, run it, verify its output, render its page"
+	@echo "                     (chapters: $(foreach c,$(CHAPTERS),$(firstword $(subst -, ,$(c)))))"
+	@echo "  make chapter-NN SYNC=1   accept chapter NN's current output into its expected.txt, then as above"
+	@echo "  make sync          accept every chapter's current output into its expected.txt"
+	@echo "  make test          GoogleTest suites, one output check per chapter, and the tools' pytest suites"
+	@echo "  make clean         remove $(BUILD)/"
+	@echo "  make deps          install missing Debian packages (or print the command to run)"
+	@echo "Variables: PYTHON=$(PYTHON) BUILD=$(BUILD) WERROR=$(WERROR) DEMO_TIMEOUT=$(DEMO_TIMEOUT)"
+
+deps: ## Install the Debian packages the build needs
+	@PYTHON=$(PYTHON) tools/install-deps
+
+# Configure once; reconfigure only when the configuration variables change.
+configure: deps
+	@mkdir -p $(BUILD)
+	@if [ ! -f $(BUILD)/CMakeCache.txt ] || [ "$$(cat $(BUILD)/make-configure-args 2>/dev/null)" != '$(CONFIGURE_ARGS)' ]; then \
+	  echo "configure: cmake $(CONFIGURE_ARGS)"; \
+	  cmake -S . -B $(BUILD) $(CONFIGURE_ARGS) >$(BUILD)/configure.log || { cat $(BUILD)/configure.log; exit 1; }; \
+	  echo '$(CONFIGURE_ARGS)' >$(BUILD)/make-configure-args; \
+	fi
+
+book: configure ## Every chapter, then Doxygen and Sphinx into build/html
+	@$(CMAKE_BUILD) book
+	@echo "book: $(BUILD)/html/index.html"
+
+chapter-%: configure FORCE
+	@slug='$(filter $*-%,$(CHAPTERS))'; \
+	if [ -z "$$slug" ]; then \
+	  echo "make: no chapter $* (chapters: $(CHAPTERS))" >&2; exit 2; \
+	fi; \
+	if [ '$(SYNC)' = 1 ]; then \
+	  $(CMAKE_BUILD) chapter-$*-output && \
+	  $(PYTHON) -m tools.demo sync --chapter $$slug --run-dir $(BUILD)/chapters/$$slug || exit 1; \
+	fi; \
+	$(CMAKE_BUILD) chapter-$* && \
+	echo "chapter $*: ok -> $(BUILD)/book/chapters/$$slug.md (make book for the HTML)"
+
+sync: configure ## Accept every chapter's output into its expected.txt
+	@$(CMAKE_BUILD) $(foreach c,$(CHAPTERS),chapter-$(firstword $(subst -, ,$(c)))-output)
+	@for slug in $(CHAPTERS); do \
+	  $(PYTHON) -m tools.demo sync --chapter $$slug --run-dir $(BUILD)/chapters/$$slug || exit 1; \
+	done
+	@$(CMAKE_BUILD) $(foreach c,$(CHAPTERS),chapter-$(firstword $(subst -, ,$(c))))
+
+test: configure ## GoogleTest + chapter output checks + pytest
+	@$(CMAKE_BUILD) all
+	@ctest --test-dir $(BUILD) --output-on-failure -j2
+
+clean: ## Remove everything generated
+	rm -rf $(BUILD)
+
+FORCE:

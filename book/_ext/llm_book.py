@@ -1,0 +1,282 @@
+"""Sphinx extension for the book's pages.
+
+* ``listing`` directive: a C++ region rendered by tools/render.py, shown with
+  its ORIGINAL line numbers (regions may skip the marker lines of nested
+  regions, so numbers can jump) and a caption linking to the source line.
+  Line numbers sit outside the code's ``<pre>``, so the copy button copies
+  code only.
+* ``answer`` directive: content collapsed in ``<details>`` until opened.
+* Source pages: every file shown in a listing is published, highlighted with
+  line anchors, at ``_source/<path>.html``; listings link into it.
+* ``api-header`` directive: the API reference of one public header, built from
+  Doxygen's XML as one Breathe directive per class, function, enum and typedef
+  declared there (Breathe's own ``doxygenfile`` re-declares the namespace for
+  every file, which Sphinx rejects as duplicates).
+* Offline MathJax: copies the parts of Debian's MathJax 2 (libjs-mathjax) that
+  the TeX-AMS_CHTML configuration loads into ``_static/mathjax``.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import shutil
+import xml.etree.ElementTree as ElementTree
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterator
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import CppLexer
+from sphinx.application import Sphinx
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+logger = logging.getLogger(__name__)
+
+MATHJAX_SOURCE = Path("/usr/share/javascript/mathjax")
+MATHJAX_PARTS = (
+    "MathJax.js",
+    "config/TeX-AMS_CHTML.js",
+    "extensions",
+    "jax/input/TeX",
+    "jax/output/CommonHTML",
+    "jax/element",
+    "fonts/HTML-CSS/TeX/woff",
+)
+
+
+def source_root() -> Path:
+    """The repository root, passed by the build in LLM_SOURCE_DIR."""
+    return Path(os.environ.get("LLM_SOURCE_DIR", Path(__file__).resolve().parents[2]))
+
+
+def parse_line_spec(spec: str) -> list[int]:
+    """``12-14,20`` -> ``[12, 13, 14, 20]``."""
+    numbers: list[int] = []
+    for part in spec.split(","):
+        first, _, last = part.partition("-")
+        numbers.extend(range(int(first), int(last or first) + 1))
+    return numbers
+
+
+def source_page(path: str) -> str:
+    """The page name under which a source file is published."""
+    return f"_source/{path}"
+
+
+class ListingDirective(SphinxDirective):
+    """``{listing} path#region`` with ``:caption:`` and ``:lines:``; content is the code."""
+
+    required_arguments = 1
+    has_content = True
+    option_spec = {
+        "caption": directives.unchanged_required,
+        "lines": directives.unchanged_required,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        reference = self.arguments[0]
+        path, _, name = reference.partition("#")
+        numbers = parse_line_spec(self.options["lines"])
+        code = "\n".join(self.content)
+        if len(numbers) != len(self.content):
+            raise self.error(f"listing {reference}: {len(numbers)} line numbers for {len(self.content)} lines")
+
+        sources = getattr(self.env, "llm_listing_sources", {})
+        sources.setdefault(self.env.docname, set()).add(path)
+        self.env.llm_listing_sources = sources
+
+        target = self.env.app.builder.get_relative_uri(self.env.docname, source_page(path))
+        container = nodes.container(classes=["llm-listing"], ids=[f"listing-{name}"])
+        caption_text, messages = self.state.inline_text(self.options["caption"], self.lineno)
+        caption = nodes.paragraph("", "", classes=["llm-listing-caption"])
+        caption += caption_text
+        caption += nodes.Text(" ")
+        caption += nodes.reference(
+            "", "", nodes.literal(reference, reference), refuri=f"{target}#L-{numbers[0]}",
+            classes=["llm-listing-source"],
+        )
+        container += caption
+        container += messages
+
+        linenos = "\n".join(
+            f'<a href="{html.escape(target)}#L-{number}">{number}</a>' for number in numbers
+        )
+        body = highlight(code, CppLexer(), HtmlFormatter(nowrap=True))
+        container += nodes.raw(
+            "",
+            '<div class="llm-listing-body">'
+            f'<pre class="llm-linenos" aria-hidden="true">{linenos}</pre>'
+            f'<div class="highlight-cpp notranslate"><div class="highlight"><pre>{body}</pre></div></div>'
+            "</div>",
+            format="html",
+        )
+        return [container]
+
+
+class details(nodes.General, nodes.Element):
+    """A collapsible block: ``<details><summary>...</summary>...</details>``."""
+
+
+def visit_details(translator: Any, node: details) -> None:
+    translator.body.append(
+        f'<details class="answer"><summary>{html.escape(node["summary"])}</summary>\n'
+    )
+
+
+def depart_details(translator: Any, node: details) -> None:
+    translator.body.append("</details>\n")
+
+
+def skip_details(translator: Any, node: details) -> None:
+    """Non-HTML builders show the content without the collapsing wrapper."""
+
+
+class AnswerDirective(SphinxDirective):
+    """``{answer} Summary text``: content hidden until the reader opens it."""
+
+    optional_arguments = 1
+    final_argument_whitespace = True
+    has_content = True
+
+    def run(self) -> list[nodes.Node]:
+        node = details(summary=self.arguments[0] if self.arguments else "Answer")
+        self.state.nested_parse(self.content, self.content_offset, node)
+        return [node]
+
+
+def doxygen_xml() -> Path:
+    """Doxygen's XML directory, passed by the build in LLM_DOXYGEN_XML."""
+    return Path(os.environ.get("LLM_DOXYGEN_XML", "../doxygen/xml"))
+
+
+def header_entities(xml_dir: Path, header: str) -> tuple[list[str], list[Path]]:
+    """Breathe directives (MyST) for every entity of namespace ``llm`` declared in ``header``.
+
+    Returns the directives in declaration order and the XML files they were read
+    from. Overloaded functions are named with their parameter lists.
+    """
+    index = ElementTree.parse(xml_dir / "index.xml").getroot()
+    used = [xml_dir / "index.xml"]
+    found: list[tuple[int, str]] = []
+
+    for compound in index.findall("compound"):
+        name = compound.findtext("name", "")
+        kind = compound.get("kind")
+        if kind not in ("class", "struct") or name.count("::") != 1 or not name.startswith("llm::"):
+            continue
+        path = xml_dir / f"{compound.get('refid')}.xml"
+        location = ElementTree.parse(path).getroot().find("compounddef/location")
+        if location is not None and location.get("file") == header:
+            used.append(path)
+            found.append((int(location.get("line", "0")), f"```{{doxygen{kind}}} {name}\n:members:\n```"))
+
+    namespace_path = xml_dir / "namespacellm.xml"
+    members = ElementTree.parse(namespace_path).getroot().iter("memberdef")
+    in_header = [m for m in members if m.find("location") is not None and m.find("location").get("file") == header]
+    used.append(namespace_path)
+    overloads = Counter(m.findtext("name") for m in in_header if m.get("kind") == "function")
+    for member in in_header:
+        kind, name = member.get("kind"), member.findtext("name")
+        line = int(member.find("location").get("line", "0"))
+        if kind == "function":
+            signature = f"llm::{name}"
+            if overloads[name] > 1:
+                signature += member.findtext("argsstring", "").split(")")[0] + ")"
+            found.append((line, f"```{{doxygenfunction}} {signature}\n```"))
+        elif kind in ("enum", "typedef", "variable"):
+            found.append((line, f"```{{doxygen{kind}}} llm::{name}\n```"))
+    return [directive for _, directive in sorted(found)], used
+
+
+class ApiHeaderDirective(SphinxDirective):
+    """``{api-header} llm/tensor/tensor.hpp``: everything the header declares, via Breathe."""
+
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        header = self.arguments[0]
+        directives_, used = header_entities(doxygen_xml(), header)
+        if not directives_:
+            raise self.error(f"api-header: Doxygen's XML declares nothing in {header}")
+        for path in used:
+            self.env.note_dependency(str(path))
+        section = nodes.section(ids=[nodes.make_id(f"api-{header}")])
+        section += nodes.title(header, "", nodes.literal(header, header))
+        text = "\n\n".join(directives_)
+        from docutils.statemachine import StringList
+
+        self.state.nested_parse(StringList(text.splitlines(), source=header), 0, section)
+        return [section]
+
+
+def purge_sources(app: Sphinx, env: Any, docname: str) -> None:
+    getattr(env, "llm_listing_sources", {}).pop(docname, None)
+
+
+def merge_sources(app: Sphinx, env: Any, docnames: set[str], other: Any) -> None:
+    sources = getattr(env, "llm_listing_sources", {})
+    sources.update(getattr(other, "llm_listing_sources", {}))
+    env.llm_listing_sources = sources
+
+
+def collect_source_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
+    """Publishes each listed source file, highlighted, with ``L-<n>`` line anchors."""
+    paths = sorted(set().union(*getattr(app.env, "llm_listing_sources", {}).values()))
+    formatter = HtmlFormatter(linenos="inline", lineanchors="L", anchorlinenos=True)
+    for path in paths:
+        text = (source_root() / path).read_text(encoding="utf-8")
+        body = highlight(text, CppLexer(), formatter)
+        context = {
+            "title": path,
+            "body": f'<h1>{html.escape(path)}</h1><div class="highlight-cpp notranslate llm-source">{body}</div>',
+            "parents": [],
+        }
+        yield source_page(path), context, "page.html"
+
+
+def copy_mathjax(app: Sphinx, exception: Exception | None) -> None:
+    """Copies the offline MathJax 2 files the pages load (unchanged files are skipped)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    if not (MATHJAX_SOURCE / "MathJax.js").exists():
+        logger.warning("offline MathJax not found at %s; install Debian's libjs-mathjax", MATHJAX_SOURCE)
+        return
+    destination = Path(app.outdir) / "_static" / "mathjax"
+    for part in MATHJAX_PARTS:
+        source = MATHJAX_SOURCE / part
+        if source.is_dir():
+            shutil.copytree(source, destination / part, dirs_exist_ok=True, copy_function=_copy_if_newer)
+        else:
+            (destination / part).parent.mkdir(parents=True, exist_ok=True)
+            _copy_if_newer(str(source), str(destination / part))
+
+
+def _copy_if_newer(source: str, destination: str) -> str:
+    target = Path(destination)
+    if not target.exists() or target.stat().st_mtime < Path(source).stat().st_mtime:
+        shutil.copy2(source, destination)
+    return destination
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_directive("listing", ListingDirective)
+    app.add_directive("answer", AnswerDirective)
+    app.add_directive("api-header", ApiHeaderDirective)
+    app.add_node(
+        details,
+        html=(visit_details, depart_details),
+        latex=(skip_details, skip_details),
+        text=(skip_details, skip_details),
+        man=(skip_details, skip_details),
+        texinfo=(skip_details, skip_details),
+    )
+    app.connect("env-purge-doc", purge_sources)
+    app.connect("env-merge-info", merge_sources)
+    app.connect("html-collect-pages", collect_source_pages)
+    app.connect("build-finished", copy_mathjax)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

@@ -1,0 +1,106 @@
+// Chapter 13's worked examples: each function runs one gradient check the
+// chapter predicts by hand, so demo.cpp only prints and traces the results.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "llm/autograd/gradcheck.hpp"
+#include "llm/tensor/tensor.hpp"
+
+namespace ch13 {
+
+/// Scaled-error tolerance of the quadratic checks and the step scan.
+inline constexpr double step_tolerance = 1.0e-6;
+
+/// q(theta) = theta^2, checked at theta = 3 with requested step 0.1.
+inline constexpr double quadratic_point = 3.0;
+inline constexpr double quadratic_step = 0.1;
+
+/// f(x) = x at x = 1 with requested step h = 0.6 * 2^-52: fl(1 - h) lands
+/// 2^-53 below 1 (the spacing of doubles just under 1), fl(1 + h) lands
+/// 2^-52 above it (the spacing just over 1), so the actual spacings differ.
+inline constexpr double identity_point = 1.0;
+inline constexpr double identity_step = 1.33226762955018780e-16;
+inline constexpr double identity_tolerance = 1.0e-12;
+
+/// f(x) = |x| at its corner x = 0; the slope diagnostic uses the same tolerance.
+inline constexpr double kink_point = 0.0;
+inline constexpr double kink_step = 1.0e-3;
+inline constexpr double kink_tolerance = 1.0e-12;
+
+/// g(theta) = theta^3 - 2 theta at theta = 1.5, where g'(theta) = 3 theta^2 - 2 = 4.75.
+inline constexpr double cubic_point = 1.5;
+inline constexpr double cubic_analytic = 4.75;
+inline constexpr std::array<double, 6> step_scan = {1.0, 1.0e-1, 1.0e-3, 1.0e-5, 1.0e-13, 1.0e-15};
+inline constexpr std::array<const char*, 6> step_phases = {
+    "truncation", "truncation", "converging", "trusted range", "rounding", "rounding"};
+
+/// The indexed-NLL fixture: logits [B, V] = [2, 3], one target class per row.
+inline constexpr std::size_t class_axis = 1;
+inline constexpr std::array<std::size_t, 2> targets = {0, 2};
+inline constexpr double tensor_step = 1.0e-5;
+inline constexpr double tensor_tolerance = 1.0e-7;
+inline constexpr std::size_t tensor_samples = 4;
+
+/// Labels of the two NLL paths and of what they still share.
+inline constexpr const char* analytic_path = "local-row-max-exp-sum-normalize-target-gradient";
+inline constexpr const char* objective_path = "indexed-mean-nll";
+inline constexpr const char* shared_primitives = "double-exp,frozen-inputs-and-targets";
+
+double quadratic(double point);
+
+/// Checks candidate `analytic` for q'(3) (6 is right, 5.5 is wrong).
+llm::ScalarGradientCheck quadratic_gradient_check(double analytic);
+
+/// The identity check on unequal probes, and the estimate a requested-2h
+/// denominator would give instead.
+struct RoundedIdentityExample {
+  llm::ScalarGradientCheck check;
+  double requested_two_step_estimate = 0.0;               ///< (f(x+) - f(x-)) / (2 h)
+  llm::GradientComparison requested_two_step_comparison;  ///< that estimate against 1
+};
+RoundedIdentityExample rounded_identity_gradient_check();
+
+/// |x| at 0: candidate 0 passes (a false pass), the one-sided slopes disagree.
+struct KinkExample {
+  llm::ScalarGradientCheck check;
+  llm::OneSidedSlopeComparison slopes;
+};
+KinkExample absolute_kink_diagnostic();
+
+double cubic(double point);
+
+/// One step of the scan with its error-regime label.
+struct StepScanRecord {
+  std::string phase;
+  llm::ScalarGradientCheck check;
+};
+std::vector<StepScanRecord> cubic_step_scan();
+
+/// The frozen logits [2, 3] = [0, 1, -1, 2, 0, -2].
+llm::Tensor logits();
+
+/// (softmax(row) - one_hot(target)) / rows, computed locally from raw logits.
+llm::Tensor hand_derived_nll_gradient(const llm::Tensor& logits);
+
+/// The sampled check of the hand-derived gradient against indexed mean NLL.
+struct TinyNllGradientExample {
+  llm::Tensor logits;
+  llm::Tensor analytic;
+  double loss = 0.0;
+  llm::TensorGradientCheck check;
+  bool restored_exactly = false;
+};
+TinyNllGradientExample tiny_nll_gradient_example();
+
+/// A request the checker refuses, with the error it raised.
+struct RejectedRequest {
+  std::string label;
+  llm::GradCheckError error;
+};
+std::vector<RejectedRequest> rejected_requests();
+
+}  // namespace ch13

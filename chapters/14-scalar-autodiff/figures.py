@@ -1,0 +1,273 @@
+"""Figures of chapter 14, drawn from the demo's trace (``chapter-14-demo --trace``).
+
+* :func:`graph_figure` -- the reused-square graph: one card per node and one
+  arrow per operand use (``trace.reused_square``).
+* :func:`ledger_table` -- the reverse ledger, one row per operand edge in the
+  order the reverse pass processed it (``trace.reused_square.edges``).
+* :func:`stored_states_figure` -- stored gradients after each call of the
+  repeat / zero / restore sequence (``trace.reused_square.stored_states``).
+* :func:`checks_table` -- detach, the nonlinear chain and the numerical
+  cross-check (``trace.detach``, ``trace.nonlinear``, ``trace.gradcheck``).
+* :func:`rejections_table` -- the three rejected requests (``trace.typed_errors``).
+
+Every number shown comes from the trace; nothing is typed by hand.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping, Sequence
+
+from tools.figures import dot_text, fixed, graphviz, html_text, sci, shortest, table
+
+Trace = Mapping[str, Any]
+
+# What each operation name of the trace means on a node card.
+OPERATION_TEXT = {
+    "variable": "tracked variable",
+    "constant": "constant",
+    "detached": "detached copy",
+    "add": "addition",
+    "mul": "multiplication",
+    "neg": "negation",
+    "sub": "subtraction",
+    "exp": "exp",
+    "tanh": "tanh",
+}
+
+# The stored-state snapshots of the fixture, in the order they were taken,
+# with the call that produced each one.
+STATE_TEXT = {
+    "first": ("first pass", "loss.backward()"),
+    "repeated": ("repeated pass", "loss.backward()"),
+    "zeroed": ("zeroed", "loss.zero_grad()"),
+    "after_zero": ("restored", "loss.backward()"),
+}
+
+NODE_FILL = "#eef3fb"
+HEADER_FILL = "#c9daf2"
+EDGE_COLOURS = ("#1f5fa8", "#c2571a")  # operand use 0, operand use 1
+
+
+def optional_fixed(value: float | None) -> str:
+    """``value`` as the demo prints it, or ``none`` for an untracked (null) entry."""
+    return "none" if value is None else fixed(value)
+
+
+def plain(value: float) -> str:
+    """``value`` for prose and math: ``8`` for an integral value, else the shortest round-trip text."""
+    if math.isfinite(value) and value == int(value) and abs(value) < 2**53:
+        return str(int(value))
+    return shortest(value)
+
+
+def binary_exponent(value: float) -> int:
+    """The exponent k of ``value == 2**k``; raises ValueError if it is not a power of two."""
+    mantissa, exponent = math.frexp(value)
+    if mantissa != 0.5:
+        raise ValueError(f"{value!r} is not a power of two")
+    return exponent - 1
+
+
+def _card(node: Mapping[str, Any]) -> str:
+    """An HTML-like Graphviz label: one node's name, order, operation, value and pass adjoint."""
+    rows = [
+        ("forward order", str(node["index"])),
+        ("operation", OPERATION_TEXT.get(node["operation"], node["operation"])),
+        ("primal value", fixed(node["value"])),
+        ("pass adjoint", optional_fixed(node["pass_adjoint"])),
+    ]
+    cells = "".join(
+        f'<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="10">{html_text(key)}</FONT></TD>'
+        f'<TD ALIGN="RIGHT">{html_text(value)}</TD></TR>'
+        for key, value in rows
+    )
+    return (
+        f'<<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="4" BGCOLOR="{NODE_FILL}">'
+        f'<TR><TD COLSPAN="2" BGCOLOR="{HEADER_FILL}"><B>{html_text(node["name"])}</B></TD></TR>'
+        f"{cells}</TABLE>>"
+    )
+
+
+def graph_dot(reused: Trace) -> str:
+    """DOT source of the reused-square graph.
+
+    Nodes are stacked top to bottom in forward order; each operand edge
+    points from the consuming result up to its operand, the direction its
+    contribution travels in the reverse pass. The seed enters at the output.
+    """
+    lines = [
+        "digraph reused_square {",
+        '  graph [rankdir=BT, nodesep=0.4, ranksep=0.9, fontname="Helvetica"];',
+        '  node [shape=plaintext, fontname="Helvetica", fontsize=11];',
+        '  edge [fontname="Helvetica", fontsize=10];',
+    ]
+    for node in reused["nodes"]:
+        lines.append(f'  n{node["index"]} [label={_card(node)}];')
+    output = reused["nodes"][-1]
+    lines.append(f'  seed [label="seed s = {dot_text(plain(reused["seed"]))}", shape=note, fontsize=10];')
+    lines.append(f'  seed -> n{output["index"]} [style=dashed, color="#555555"];')
+    for edge in reused["edges"]:
+        colour = EDGE_COLOURS[edge["operand_slot"] % len(EDGE_COLOURS)]
+        label = f'operand use {edge["operand_slot"]}\\nreverse step {edge["reverse_index"]}'
+        lines.append(
+            f'  n{edge["result_index"]} -> n{edge["operand_index"]} '
+            f'[label="{label}", color="{colour}", fontcolor="{colour}", penwidth=1.6];'
+        )
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def graph_figure(reused: Trace) -> str:
+    """Figure 1: three node cards and every operand-use edge of the reused square."""
+    nodes, edges = reused["nodes"], reused["edges"]
+    caption = (
+        f"The reused square after one reverse pass, with {len(nodes)} node cards and "
+        f"{len(edges)} operand-use edges. Arrows point from a result to an operand, "
+        "the way contributions travel backward."
+    )
+    return graphviz(graph_dot(reused), caption, "reused-square-graph")
+
+
+def ledger_table(reused: Trace) -> str:
+    """Figure 2: one row per operand edge, in the order the reverse pass processed it."""
+    header = [
+        "Reverse order",
+        "Consuming result $c(e)$",
+        "Operand use",
+        "Operand",
+        "Local derivative $d_e$",
+        "Upstream adjoint $\\overline{c(e)}$",
+        "Contribution",
+        "Operand adjoint before → after",
+    ]
+    rows = [
+        [
+            str(edge["reverse_index"]),
+            edge["result"],
+            str(edge["operand_slot"]),
+            edge["operand"],
+            fixed(edge["local_derivative"]),
+            fixed(edge["upstream_adjoint"]),
+            fixed(edge["contribution"]),
+            f'{optional_fixed(edge["operand_adjoint_before"])} → {optional_fixed(edge["operand_adjoint_after"])}',
+        ]
+        for edge in reused["edges"]
+    ]
+    return table(header, rows, "The reverse ledger of the first pass, edge by edge", "reverse-ledger")
+
+
+def _state_card(state: Mapping[str, Any], names: Sequence[str]) -> str:
+    """An HTML-like label: one snapshot's title, the call that produced it, and each stored gradient."""
+    title, call = STATE_TEXT.get(state["state"], (state["state"], ""))
+    cells = "".join(
+        f'<TR><TD ALIGN="LEFT">{html_text(name)}</TD>'
+        f'<TD ALIGN="RIGHT">{html_text(fixed(state[name]))}</TD></TR>'
+        for name in names
+    )
+    return (
+        f'<<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="4" BGCOLOR="{NODE_FILL}">'
+        f'<TR><TD COLSPAN="2" BGCOLOR="{HEADER_FILL}"><B>{html_text(title)}</B><BR/>'
+        f'<FONT POINT-SIZE="9" FACE="Courier">{html_text(call)}</FONT></TD></TR>'
+        f"{cells}</TABLE>>"
+    )
+
+
+def stored_states_dot(reused: Trace) -> str:
+    """DOT source of the four stored-gradient snapshots as a U-shaped sequence.
+
+    The first two sit side by side, the last two below them in reverse, so the
+    restored state lands under the first pass; a dotted line joins the two when
+    the trace shows them equal.
+    """
+    names = [node["name"] for node in reused["nodes"]]
+    states = reused["stored_states"]
+    if len(states) != 4:
+        raise ValueError(f"expected four stored states, the trace has {len(states)}")
+    lines = [
+        "digraph stored_states {",
+        '  graph [rankdir=TB, nodesep=0.8, ranksep=0.5, fontname="Helvetica"];',
+        '  node [shape=plaintext, fontname="Helvetica", fontsize=11];',
+        '  edge [color="#555555", penwidth=1.4];',
+    ]
+    for index, state in enumerate(states):
+        lines.append(f"  s{index} [label={_state_card(state, names)}];")
+    lines += [
+        "  { rank=same; s0; s1; }",
+        "  { rank=same; s3; s2; }",
+        "  s0 -> s1;",
+        "  s1 -> s2;",
+        "  s3 -> s2 [dir=back];",  # drawn from s2 to s3, laid out with s3 on the left
+    ]
+    if all(states[0][name] == states[3][name] for name in names):
+        lines.append('  s0 -> s3 [style=dotted, arrowhead=none, color="#1f5fa8", label=" equal", fontcolor="#1f5fa8", fontname="Helvetica", fontsize=10];')
+    else:
+        lines.append("  s0 -> s3 [style=invis];")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def stored_states_figure(reused: Trace) -> str:
+    """Figure 3: stored gradients after each call of the fixture, in call order."""
+    caption = (
+        "Stored gradients of the reused square after each call. Every backward call adds one "
+        "complete fresh pass, zero_grad clears them, and one more call restores the first state."
+    )
+    return graphviz(stored_states_dot(reused), caption, "stored-states")
+
+
+def checks_table(detach: Trace, nonlinear: Trace, gradcheck: Trace) -> str:
+    """Figure 4: what detach, the nonlinear chain and the numerical cross-check produced."""
+    header = ["Check", "Expression", "Input", "Value", "Result"]
+    rows = [
+        [
+            "detach",
+            f'`{detach["expression"]}`',
+            f'$x = {fixed(detach["input"])}$',
+            fixed(detach["value"]),
+            f'stored grad of $x$: {fixed(detach["x_gradient"])}; '
+            f'detached copy: {optional_fixed(detach["detached_gradient"])} (untracked)',
+        ],
+        [
+            "nonlinear chain",
+            f'`{nonlinear["expression"]}`',
+            f'$x = {fixed(nonlinear["input"])}$',
+            fixed(nonlinear["value"]),
+            f'stored grad of $x$: {fixed(nonlinear["gradient"])}',
+        ],
+        [
+            "central difference",
+            f'`{gradcheck["expression"]}`',
+            f'$x = {fixed(gradcheck["point"])}$, $h = {shortest(gradcheck["step"])}$',
+            "—",
+            f'analytic {fixed(gradcheck["analytic"])}, numerical {fixed(gradcheck["numerical"])}, '
+            f'scaled error {sci(gradcheck["scaled_error"])} ≤ {sci(gradcheck["tolerance"])}: '
+            f'{"pass" if gradcheck["passed"] else "FAIL"}',
+        ],
+    ]
+    return table(header, rows, "Detach, a nonlinear chain and the numerical cross-check", "scalar-checks")
+
+
+def _evidence_text(evidence: Mapping[str, Any]) -> str:
+    """``key = value`` pairs of an error's evidence, numbers in shortest form."""
+    parts = []
+    for key, value in evidence.items():
+        text = shortest(value) if isinstance(value, float) else str(value)
+        parts.append(f"{key.replace('_', ' ')} = {text}")
+    return "; ".join(parts)
+
+
+def rejections_table(typed_errors: Trace) -> str:
+    """Figure 5: each rejected request, its error kind, evidence and the gradient-bits verdict."""
+    header = ["Request", "Error kind", "Evidence", "Message", "Stored gradients unchanged"]
+    rows = [
+        [
+            f'`{case["label"]}`',
+            f'`{case["kind"]}`',
+            _evidence_text(case["evidence"]),
+            case["message"],
+            "yes, bit for bit" if case["gradients_unchanged"] else "NO",
+        ]
+        for case in typed_errors["cases"]
+    ]
+    return table(header, rows, "Rejected requests and the state they leave behind", "rejected-requests")

@@ -1,0 +1,136 @@
+// The chapter 14 examples: see fixtures.hpp.
+#include "fixtures.hpp"
+
+#include <bit>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+namespace ch14 {
+
+using llm::Scalar;
+using llm::ScalarError;
+using llm::ScalarErrorKind;
+
+namespace {
+
+StoredGradients snapshot(const Scalar& x, const Scalar& square, const Scalar& loss) {
+  return {x.gradient().value(), square.gradient().value(), loss.gradient().value()};
+}
+
+// The exact bits of each stored gradient (empty for untracked nodes).
+std::vector<std::optional<std::uint64_t>> gradient_bits(const std::vector<Scalar>& watched) {
+  std::vector<std::optional<std::uint64_t>> bits;
+  for (const Scalar& scalar : watched) {
+    const std::optional<double> gradient = scalar.gradient();
+    bits.push_back(gradient ? std::optional(std::bit_cast<std::uint64_t>(*gradient))
+                            : std::nullopt);
+  }
+  return bits;
+}
+
+}  // namespace
+
+// region: shared-scalar-fixture
+ReusedSquareExample reused_square_example() {
+  Scalar x = Scalar::variable(kReusedInput);
+  Scalar square = x.mul(x);
+  Scalar loss = square.add(square);
+
+  llm::BackwardPass first_pass = loss.backward();
+  const StoredGradients first = snapshot(x, square, loss);
+  loss.backward();
+  const StoredGradients repeated = snapshot(x, square, loss);
+  loss.zero_grad();
+  const StoredGradients zeroed = snapshot(x, square, loss);
+  loss.backward();
+  const StoredGradients after_zero = snapshot(x, square, loss);
+
+  return {x.value(), square.value(), loss.value(), std::move(first_pass),
+          first,     repeated,       zeroed,       after_zero};
+}
+// endregion: shared-scalar-fixture
+
+// region: detach-example
+DetachExample detach_example() {
+  Scalar x = Scalar::variable(kReusedInput);
+  const Scalar square = x.mul(x);
+  const Scalar detached = x.detach();
+  const Scalar stopped = detached.mul(Scalar::constant(3.0));
+  Scalar loss = square.add(stopped);
+  loss.backward();
+  return {x.value(), loss.value(), x.gradient().value(), detached.gradient()};
+}
+// endregion: detach-example
+
+// region: nonlinear-example
+NonlinearExample nonlinear_example() {
+  Scalar x = Scalar::variable(0.5);
+  Scalar output = x.tanh().exp();
+  output.backward();
+  return {x.value(), output.value(), x.gradient().value()};
+}
+// endregion: nonlinear-example
+
+// region: gradcheck-example
+llm::ScalarGradientCheck gradcheck_example() {
+  Scalar x = Scalar::variable(kReusedInput);
+  Scalar square = x.mul(x);
+  Scalar loss = square.add(square);
+  loss.backward();
+  // The numerical side evaluates the plain function; it never sees the graph.
+  return llm::scalar_gradient_check(kReusedInput, x.gradient().value(), kGradcheckStep,
+                                    kGradcheckTolerance,
+                                    [](double value) { return 2.0 * value * value; });
+}
+// endregion: gradcheck-example
+
+// region: typed-error-example
+namespace {
+
+// Runs `request`, which must throw a ScalarError of kind `expected`, and
+// compares the gradient bits of `watched` before and after the failure.
+TypedErrorCase expect_rejection(std::string label, ScalarErrorKind expected,
+                                const std::vector<Scalar>& watched,
+                                const std::function<void()>& request) {
+  const auto before = gradient_bits(watched);
+  try {
+    request();
+  } catch (const ScalarError& error) {
+    if (error.kind() != expected) throw;
+    return {std::move(label), error, gradient_bits(watched) == before};
+  }
+  throw std::logic_error(label + " was accepted but must be rejected");
+}
+
+}  // namespace
+
+std::vector<TypedErrorCase> typed_error_example() {
+  Scalar x = Scalar::variable(kReusedInput);
+  Scalar square = x.mul(x);
+  Scalar loss = square.add(square);
+  loss.backward();
+  Scalar constant = Scalar::constant(kReusedInput);
+  const std::vector<Scalar> reused = {x, square, loss, constant};
+
+  // After one pass x stores 1e308; a second pass would store 2e308.
+  Scalar small = Scalar::variable(1.0);
+  Scalar large = small.mul(Scalar::constant(1e308));
+  large.backward();
+
+  std::vector<TypedErrorCase> cases;
+  cases.push_back(expect_rejection("constant-output", ScalarErrorKind::UntrackedOutput, reused,
+                                   [&] { constant.backward(); }));
+  cases.push_back(expect_rejection("non-finite-seed", ScalarErrorKind::NonFiniteSeed, reused, [&] {
+    loss.backward_with_seed(std::numeric_limits<double>::infinity());
+  }));
+  cases.push_back(expect_rejection("non-finite-accumulated-gradient",
+                                   ScalarErrorKind::NonFiniteAccumulatedGradient, {small, large},
+                                   [&] { large.backward(); }));
+  return cases;
+}
+// endregion: typed-error-example
+
+}  // namespace ch14

@@ -1,0 +1,149 @@
+// The worked graphs of chapter 15: the shared tensor fixture with its
+// handwritten fixed-shape baseline and its retain/zero/release lifecycle;
+// detach; the seven sampled VJP checks; and four rejected requests. Each
+// example returns plain data that the demo prints and writes into its trace.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llm/autograd/gradcheck.hpp"
+#include "llm/autograd/tensor_value.hpp"
+#include "llm/tensor/tensor.hpp"
+
+namespace ch15 {
+
+/// x [2, 3] = 1..6 in row-major order.
+inline constexpr std::array<double, 6> kXValues = {1, 2, 3, 4, 5, 6};
+/// bias [3] = [1, -1, 0].
+inline constexpr std::array<double, 3> kBiasValues = {1, -1, 0};
+/// The non-scalar seed S [2] of every pass over the fixture's output.
+inline constexpr std::array<double, 2> kSeedValues = {3, 6};
+
+/// Requested central-difference step, in units of each checked element.
+inline constexpr double kGradcheckStep = 1e-5;
+/// Bound on the scaled error between the analytic and numerical derivative.
+inline constexpr double kGradcheckTolerance = 1e-7;
+/// Coordinates sampled per check.
+inline constexpr std::size_t kGradcheckSamples = 4;
+
+/// The eight nodes of the shared fixture in the order they are built, which
+/// is also their topological order.
+inline constexpr std::array<const char*, 8> kNodeLabels = {
+    "x", "reshape", "transpose", "bias", "broadcast", "add", "multiply", "mean"};
+
+/// The shared fixture's graph: x -> reshape [3, 2] -> transpose(0, 1);
+/// bias -> broadcast_to [2, 3]; add; multiply the sum by itself (one node,
+/// two operand uses); mean along axis 1 -> output [2].
+struct FixtureGraph {
+  llm::TensorValue x;
+  llm::TensorValue reshaped;
+  llm::TensorValue transposed;
+  llm::TensorValue bias;
+  llm::TensorValue broadcast;
+  llm::TensorValue sum;
+  llm::TensorValue square;
+  llm::TensorValue output;
+
+  /// The nodes in kNodeLabels order.
+  std::vector<llm::TensorValue> nodes() const;
+};
+
+/// Builds the fixture's graph from kXValues and kBiasValues.
+FixtureGraph build_fixture_graph();
+
+/// The seed S = kSeedValues as a [2] tensor.
+llm::Tensor fixture_seed();
+
+/// The same values and gradients computed with fixed-size arrays and
+/// handwritten loops, without the tape.
+struct HandwrittenBaseline {
+  std::array<double, 6> reshaped;        ///< [3, 2]
+  std::array<double, 6> transposed;      ///< [2, 3]
+  std::array<double, 6> broadcast;       ///< [2, 3]
+  std::array<double, 6> sum;             ///< [2, 3]
+  std::array<double, 6> square;          ///< [2, 3]
+  std::array<double, 2> output;          ///< [2]
+  std::array<double, 6> square_adjoint;  ///< bar(square) [2, 3]
+  std::array<double, 6> sum_adjoint;     ///< bar(sum) [2, 3], two contributions
+  std::array<double, 6> x_gradient;      ///< [2, 3]
+  std::array<double, 3> bias_gradient;   ///< [3]
+};
+
+/// The worked example by hand: one forward and one reverse pass with seed S.
+HandwrittenBaseline handwritten_baseline();
+
+/// Both stored gradients at one moment of the lifecycle.
+struct GradientState {
+  std::string step;  ///< e.g. `one backward`
+  llm::Tensor x;
+  llm::Tensor bias;
+};
+
+/// A request the tape rejected and whether every watched gradient (and the
+/// retention state of every watched node) kept its bits.
+struct RejectedRequest {
+  std::string label;  ///< what was asked, e.g. `released-graph`
+  llm::TensorAutodiffError error;
+  bool gradients_unchanged;
+};
+
+struct WorkedExample {
+  std::vector<llm::Tensor> values;  ///< forward values in kNodeLabels order
+  llm::Tensor seed;
+  llm::TensorBackwardTrace first_pass;    ///< the traced first pass (retained)
+  std::vector<std::string> trace_labels;  ///< label of each trace node, topological order
+  double baseline_max_difference;         ///< max |tape - baseline| over values and gradients
+  std::vector<GradientState> states;      ///< one backward, repeated, zero_grad, release
+  RejectedRequest released;               ///< one more pass over the released graph
+};
+
+/// Builds the fixture, checks it against the handwritten baseline, then runs a
+/// traced retained pass, a second retained pass, zero_grad, a release pass,
+/// and one more pass that must fail with ReleasedGraph.
+/// @throws std::runtime_error if the tape disagrees with the baseline or the
+///         released graph is reversed without an error.
+WorkedExample worked_example();
+
+struct DetachExample {
+  llm::Tensor p;                                 ///< [2] = [2, 3]
+  double c;                                      ///< the rank-0 constant 10
+  double value;                                  ///< sum(p*p + detach(p)*c)
+  llm::Tensor p_gradient;                        ///< 2p: the detached branch adds nothing
+  std::optional<llm::Tensor> detached_gradient;  ///< empty: the copy is untracked
+};
+
+/// output = sum_axis(p*p + detach(p)*c, 0) with p = [2, 3], c = 10.
+DetachExample detach_example();
+
+/// One sampled check of one VJP.
+struct VjpCheck {
+  std::string operation;   ///< add, multiply, reshape, transpose, broadcast, sum, mean
+  std::string expression;  ///< what was reversed, e.g. `c[2,4] + p[4]`
+  llm::Tensor input;       ///< the checked parameter p
+  llm::Tensor seed;        ///< the non-trivial seed of the reverse pass
+  llm::Tensor analytic;    ///< p's gradient from the tape
+  llm::TensorGradientCheck report;
+};
+
+/// Reverses on_tape(p) for p = a deterministic input of `input_shape`, seeded
+/// with a non-trivial tensor, and compares p's gradient with chapter 13's
+/// sampled central differences of seed · forward(p) (kGradcheckStep,
+/// kGradcheckTolerance, kGradcheckSamples). `forward` uses plain kernels.
+VjpCheck check_vjp(std::string operation, std::string expression, const llm::Shape& input_shape,
+                   const std::function<llm::TensorValue(const llm::TensorValue&)>& on_tape,
+                   const std::function<llm::Tensor(const llm::Tensor&)>& forward);
+
+/// The seven VJP checks against chapter 13's sampled central differences of
+/// seed · forward(p), where forward uses the plain tensor kernels.
+std::vector<VjpCheck> vjp_gradchecks();
+
+/// Four rejected requests: a seed of the wrong shape, a non-finite seed, a
+/// pass over a released graph, and a stored gradient that would overflow.
+std::vector<RejectedRequest> typed_error_example();
+
+}  // namespace ch15

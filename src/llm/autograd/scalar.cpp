@@ -1,0 +1,387 @@
+// The scalar tape: graph nodes, the six operations with their local
+// derivatives, the reverse pass, zero_grad, and the error messages.
+#include "llm/autograd/scalar.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "llm/format.hpp"
+
+namespace llm {
+
+// region: scalar-graph-node
+// One operand use: the node it reads and d(result)/d(this use), evaluated
+// from forward values when the result is made.
+struct Scalar::ParentEdge {
+  std::shared_ptr<Node> parent;
+  double local_derivative;
+};
+
+// Value, operation and parent edges are fixed at construction and may only
+// name nodes that already exist, so the graph can never contain a cycle.
+// Only the stored gradient changes, and only in backward and zero_grad.
+struct Scalar::Node {
+  Node(double value, ScalarOperation operation, std::vector<ParentEdge> parents, bool tracked)
+      : value(value),
+        operation(operation),
+        parents(std::move(parents)),
+        gradient(tracked ? std::optional<double>(0.0) : std::nullopt) {}
+
+  const double value;
+  const ScalarOperation operation;
+  const std::vector<ParentEdge> parents;
+  std::optional<double> gradient;  // empty for untracked nodes
+};
+// endregion: scalar-graph-node
+
+Scalar::Scalar(std::shared_ptr<Node> node) noexcept : node_(std::move(node)) {}
+
+// region: scalar-node-construction
+Scalar Scalar::variable(double value) {
+  return leaf(value, ScalarOperation::Variable, true);
+}
+
+Scalar Scalar::constant(double value) {
+  return leaf(value, ScalarOperation::Constant, false);
+}
+
+Scalar Scalar::leaf(double value, ScalarOperation operation, bool tracked) {
+  if (!std::isfinite(value)) throw ScalarError::non_finite_leaf(operation, value);
+  return Scalar(std::make_shared<Node>(value, operation, std::vector<ParentEdge>{}, tracked));
+}
+
+// Every operation ends here: its primal must be finite, and its result is
+// tracked exactly when some operand use is tracked, since only then can an
+// adjoint flow through it to a variable.
+Scalar Scalar::result(double value, ScalarOperation operation, std::vector<ParentEdge> parents) {
+  if (!std::isfinite(value)) throw ScalarError::non_finite_result(operation, value);
+  assert(std::ranges::all_of(
+      parents, [](const ParentEdge& edge) { return std::isfinite(edge.local_derivative); }));
+  const bool tracked = std::ranges::any_of(
+      parents, [](const ParentEdge& edge) { return edge.parent->gradient.has_value(); });
+  return Scalar(std::make_shared<Node>(value, operation, std::move(parents), tracked));
+}
+// endregion: scalar-node-construction
+
+// region: scalar-arithmetic
+Scalar Scalar::add(const Scalar& other) const {
+  // d(a + b)/da = 1, d(a + b)/db = 1
+  return result(value() + other.value(), ScalarOperation::Add, {{node_, 1.0}, {other.node_, 1.0}});
+}
+
+Scalar Scalar::mul(const Scalar& other) const {
+  // d(a * b)/da = b, d(a * b)/db = a
+  return result(value() * other.value(), ScalarOperation::Mul,
+                {{node_, other.value()}, {other.node_, value()}});
+}
+
+Scalar Scalar::neg() const {
+  // d(-a)/da = -1
+  return result(-value(), ScalarOperation::Neg, {{node_, -1.0}});
+}
+
+Scalar Scalar::sub(const Scalar& other) const {
+  // d(a - b)/da = 1, d(a - b)/db = -1
+  return result(value() - other.value(), ScalarOperation::Sub, {{node_, 1.0}, {other.node_, -1.0}});
+}
+// endregion: scalar-arithmetic
+
+// region: scalar-elementary-functions
+Scalar Scalar::exp() const {
+  const double output = std::exp(value());
+  // d exp(a)/da = exp(a): the result's own value
+  return result(output, ScalarOperation::Exp, {{node_, output}});
+}
+
+Scalar Scalar::tanh() const {
+  const double output = std::tanh(value());
+  // d tanh(a)/da = 1 - tanh(a)^2
+  return result(output, ScalarOperation::Tanh, {{node_, 1.0 - output * output}});
+}
+// endregion: scalar-elementary-functions
+
+// region: scalar-detach
+// A fresh leaf, not a view: it has no edge back to this node, so no adjoint
+// can reach the original through it.
+Scalar Scalar::detach() const {
+  return Scalar(
+      std::make_shared<Node>(value(), ScalarOperation::Detached, std::vector<ParentEdge>{}, false));
+}
+// endregion: scalar-detach
+
+double Scalar::value() const noexcept {
+  return node_->value;
+}
+
+ScalarOperation Scalar::operation() const noexcept {
+  return node_->operation;
+}
+
+bool Scalar::tracks_gradient() const noexcept {
+  return node_->gradient.has_value();
+}
+
+std::optional<double> Scalar::gradient() const noexcept {
+  return node_->gradient;
+}
+
+bool Scalar::is_same_node(const Scalar& other) const noexcept {
+  return node_ == other.node_;
+}
+
+// region: scalar-topology
+// Depth-first post-order along parent edges: each node appears once, after
+// every node it reads, so the output comes last and every consumer of a node
+// comes after it. An explicit stack keeps long chains off the call stack.
+std::vector<Scalar::Node*> Scalar::topology() const {
+  struct Frame {
+    Node* node;
+    std::size_t next_edge;
+  };
+  std::vector<Node*> order;
+  std::unordered_set<const Node*> visited{node_.get()};
+  std::vector<Frame> stack{{node_.get(), 0}};
+  while (!stack.empty()) {
+    Frame& frame = stack.back();
+    if (frame.next_edge < frame.node->parents.size()) {
+      Node* parent = frame.node->parents[frame.next_edge++].parent.get();
+      if (visited.insert(parent).second) stack.push_back({parent, 0});
+    } else {
+      order.push_back(frame.node);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+// endregion: scalar-topology
+
+// region: scalar-reverse-pass
+BackwardPass Scalar::backward() {
+  return backward_with_seed(1.0);
+}
+
+BackwardPass Scalar::backward_with_seed(double seed) {
+  if (!tracks_gradient()) throw ScalarError::untracked_output(operation());
+  if (!std::isfinite(seed)) throw ScalarError::non_finite_seed(seed);
+
+  const std::vector<Node*> order = topology();
+  std::unordered_map<const Node*, std::size_t> index_of;
+  for (std::size_t index = 0; index < order.size(); ++index) index_of.emplace(order[index], index);
+
+  // Pass-local adjoints start from zero and the seed: stored gradients of
+  // earlier passes are never sent backward again.
+  std::vector<double> adjoint(order.size(), 0.0);
+  adjoint.back() = seed;
+  std::vector<BackwardEdge> edges;
+
+  // Reverse topological order: every consumer of a node has already sent its
+  // contributions before the node sends its own adjoint on.
+  for (std::size_t child = order.size(); child-- > 0;) {
+    const double upstream = adjoint[child];
+    const std::vector<ParentEdge>& parents = order[child]->parents;
+    for (std::size_t operand = 0; operand < parents.size(); ++operand) {
+      const ParentEdge& edge = parents[operand];
+      const std::size_t parent = index_of.at(edge.parent.get());
+      const double contribution = upstream * edge.local_derivative;
+      if (!std::isfinite(contribution)) {
+        throw ScalarError::non_finite_contribution(child, parent, operand, upstream,
+                                                   edge.local_derivative);
+      }
+      BackwardEdge record{.reverse_index = edges.size(),
+                          .child = child,
+                          .parent = parent,
+                          .operand = operand,
+                          .upstream = upstream,
+                          .local_derivative = edge.local_derivative,
+                          .contribution = contribution,
+                          .parent_tracked = edge.parent->gradient.has_value(),
+                          .parent_adjoint_before = std::nullopt,
+                          .parent_adjoint_after = std::nullopt};
+      // Add, never assign: each operand use is its own path to the parent.
+      if (record.parent_tracked) {
+        const double previous = adjoint[parent];
+        const double next = previous + contribution;
+        if (!std::isfinite(next)) {
+          throw ScalarError::non_finite_pass_adjoint(parent, previous, contribution);
+        }
+        adjoint[parent] = next;
+        record.parent_adjoint_before = previous;
+        record.parent_adjoint_after = next;
+      }
+      edges.push_back(record);
+    }
+  }
+
+  // Validate every prospective stored sum before committing any of them.
+  std::vector<BackwardNode> nodes;
+  nodes.reserve(order.size());
+  for (std::size_t index = 0; index < order.size(); ++index) {
+    const Node& node = *order[index];
+    BackwardNode record{.topology_index = index,
+                        .operation = node.operation,
+                        .value = node.value,
+                        .tracked = node.gradient.has_value(),
+                        .pass_adjoint = std::nullopt,
+                        .stored_gradient = std::nullopt};
+    if (node.gradient) {
+      const double stored = *node.gradient + adjoint[index];
+      if (!std::isfinite(stored)) {
+        throw ScalarError::non_finite_accumulated_gradient(index, *node.gradient, adjoint[index]);
+      }
+      record.pass_adjoint = adjoint[index];
+      record.stored_gradient = stored;
+    }
+    nodes.push_back(record);
+  }
+
+  // Commit: plain assignments that cannot throw, so a pass is stored whole or not at all.
+  for (std::size_t index = 0; index < order.size(); ++index) {
+    if (nodes[index].stored_gradient) order[index]->gradient = nodes[index].stored_gradient;
+  }
+  return BackwardPass{seed, std::move(nodes), std::move(edges)};
+}
+// endregion: scalar-reverse-pass
+
+// region: scalar-zero-grad
+// The topology is gathered first, so an allocation failure changes nothing.
+void Scalar::zero_grad() {
+  for (Node* node : topology()) {
+    if (node->gradient) node->gradient = 0.0;
+  }
+}
+// endregion: scalar-zero-grad
+
+std::string_view scalar_operation_name(ScalarOperation operation) {
+  switch (operation) {
+    case ScalarOperation::Variable:
+      return "variable";
+    case ScalarOperation::Constant:
+      return "constant";
+    case ScalarOperation::Detached:
+      return "detached";
+    case ScalarOperation::Add:
+      return "add";
+    case ScalarOperation::Mul:
+      return "mul";
+    case ScalarOperation::Neg:
+      return "neg";
+    case ScalarOperation::Sub:
+      return "sub";
+    case ScalarOperation::Exp:
+      return "exp";
+    case ScalarOperation::Tanh:
+      return "tanh";
+  }
+  return "unknown";
+}
+
+std::string_view scalar_error_kind_name(ScalarErrorKind kind) {
+  switch (kind) {
+    case ScalarErrorKind::NonFiniteLeaf:
+      return "non-finite-leaf";
+    case ScalarErrorKind::NonFiniteResult:
+      return "non-finite-result";
+    case ScalarErrorKind::UntrackedOutput:
+      return "untracked-output";
+    case ScalarErrorKind::NonFiniteSeed:
+      return "non-finite-seed";
+    case ScalarErrorKind::NonFiniteContribution:
+      return "non-finite-contribution";
+    case ScalarErrorKind::NonFinitePassAdjoint:
+      return "non-finite-pass-adjoint";
+    case ScalarErrorKind::NonFiniteAccumulatedGradient:
+      return "non-finite-accumulated-gradient";
+  }
+  return "unknown";
+}
+
+// region: scalar-error-messages
+namespace {
+
+std::string operation_text(ScalarOperation operation) {
+  return std::string(scalar_operation_name(operation));
+}
+
+}  // namespace
+
+ScalarError::ScalarError(ScalarErrorKind kind, const std::string& message)
+    : Error(message), kind_(kind) {}
+
+ScalarError ScalarError::non_finite_leaf(ScalarOperation operation, double value) {
+  ScalarError error(ScalarErrorKind::NonFiniteLeaf, operation_text(operation) + " scalar value " +
+                                                        format_shortest(value) + " must be finite");
+  error.operation_ = operation;
+  error.value_ = value;
+  return error;
+}
+
+ScalarError ScalarError::non_finite_result(ScalarOperation operation, double value) {
+  ScalarError error(
+      ScalarErrorKind::NonFiniteResult,
+      operation_text(operation) + " produced non-finite scalar value " + format_shortest(value));
+  error.operation_ = operation;
+  error.value_ = value;
+  return error;
+}
+
+ScalarError ScalarError::untracked_output(ScalarOperation operation) {
+  ScalarError error(ScalarErrorKind::UntrackedOutput,
+                    "cannot backpropagate from untracked " + operation_text(operation) + " output");
+  error.operation_ = operation;
+  return error;
+}
+
+ScalarError ScalarError::non_finite_seed(double seed) {
+  ScalarError error(ScalarErrorKind::NonFiniteSeed,
+                    "backward seed " + format_shortest(seed) + " must be finite");
+  error.seed_ = seed;
+  return error;
+}
+
+ScalarError ScalarError::non_finite_contribution(std::size_t child, std::size_t parent,
+                                                 std::size_t operand, double upstream,
+                                                 double local_derivative) {
+  ScalarError error(
+      ScalarErrorKind::NonFiniteContribution,
+      "edge " + std::to_string(operand) + " from topology node " + std::to_string(child) + " to " +
+          std::to_string(parent) + " produced a non-finite contribution from upstream " +
+          format_shortest(upstream) + " and local derivative " + format_shortest(local_derivative));
+  error.child_ = child;
+  error.parent_ = parent;
+  error.operand_ = operand;
+  error.upstream_ = upstream;
+  error.local_derivative_ = local_derivative;
+  return error;
+}
+
+ScalarError ScalarError::non_finite_pass_adjoint(std::size_t node, double previous,
+                                                 double contribution) {
+  ScalarError error(ScalarErrorKind::NonFinitePassAdjoint,
+                    "topology node " + std::to_string(node) + " cannot accumulate pass adjoint " +
+                        format_shortest(previous) + " plus contribution " +
+                        format_shortest(contribution));
+  error.node_ = node;
+  error.previous_ = previous;
+  error.contribution_ = contribution;
+  return error;
+}
+
+ScalarError ScalarError::non_finite_accumulated_gradient(std::size_t node, double stored,
+                                                         double pass_adjoint) {
+  ScalarError error(ScalarErrorKind::NonFiniteAccumulatedGradient,
+                    "topology node " + std::to_string(node) +
+                        " cannot accumulate stored gradient " + format_shortest(stored) +
+                        " plus pass adjoint " + format_shortest(pass_adjoint));
+  error.node_ = node;
+  error.stored_ = stored;
+  error.pass_adjoint_ = pass_adjoint;
+  return error;
+}
+// endregion: scalar-error-messages
+
+}  // namespace llm

@@ -1,0 +1,448 @@
+// The tensor tape: reverse-mode automatic differentiation with one graph node
+// per tensor operation. Taught in chapter 15 and extended by chapter 16.
+//
+// Chapter 14 kept one node per scalar; here a node holds a whole tensor, and
+// each operand use carries a vector-Jacobian product (VJP): a local rule that
+// maps the consumer's adjoint (the shape of the result) back to an adjoint with
+// exactly the shape of that operand. One reverse pass from output o with seed S
+// computes, for every node v of o's dependency subgraph,
+//
+//     bar(v) = S·[v = o] + Σ_{e ∈ E_o(v)} VJP_e( bar(c(e)) )
+//
+// where E_o(v) are the operand-use edges leaving v, c(e) the consuming result
+// and VJP_e that operation's rule for that operand slot. The rules of chapter
+// 14 carry over unchanged: each node is visited once in reverse topological
+// order, every operand use contributes once (x*x sends two contributions to
+// x), pass adjoints are fresh for every pass, stored gradients (parameters
+// only) are accumulated only after the whole pass validated, zeroing is
+// explicit, and detached values stop the flow.
+//
+// Shapes use the legend of src/llm/tensor/tensor.hpp ([B, T, V], [] is rank 0).
+//
+// Extension point (chapter 16). A model operation is a TensorValue member
+// function declared in the class below and defined in its own source file
+// (src/llm/autograd/model_ops.cpp). It (1) computes its forward value with a
+// tensor kernel, letting TensorError propagate; (2) builds one VjpRule per
+// operand slot, a closure that captures exactly the saved context its rule
+// needs (SavedTensor handles from saved_value() or save(), indices, axes,
+// shapes); and (3) returns record(operation, value, {{operand, rule}, ...}).
+// record() checks that the forward value is finite (NonFiniteResult naming the
+// operation), honours NoGradScope, stores the operand versions for the stale
+// guard and keeps one rule per slot. The reverse pass calls the rules, checks
+// every contribution's shape and finiteness, and with Retention::Release drops
+// the closures (freeing every tensor only they still hold) after a successful
+// pass. Chapter 16 adds no second graph, no second reverse pass, no second trace.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llm/error.hpp"
+#include "llm/tensor/tensor.hpp"
+
+namespace llm {
+
+// region: tensor-operations
+/// The operation that produced a tensor-tape node. Chapter 15 records the
+/// leaves, the structural operations, add, mul and the two reductions;
+/// chapter 16's model operations (MatMul to IndexedMeanNll) are listed here so
+/// that traces and errors can name them.
+enum class TensorOperation {
+  Parameter,       ///< tracked leaf that stores a gradient
+  Constant,        ///< untracked leaf
+  Detached,        ///< untracked leaf copied from another node by detach()
+  Reshape,         ///< same values, new shape
+  Transpose,       ///< two axes swapped
+  BroadcastTo,     ///< values repeated along broadcast axes
+  Add,             ///< elementwise sum with broadcasting
+  Multiply,        ///< elementwise product with broadcasting
+  SumAxis,         ///< sum along one axis
+  MeanAxis,        ///< mean along one axis
+  MatMul,          ///< batched matrix product (chapter 16)
+  GatherRows,      ///< rows selected from a table by token IDs (chapter 16)
+  Exp,             ///< elementwise exponential (chapter 16)
+  Log,             ///< elementwise natural logarithm (chapter 16)
+  Silu,            ///< elementwise x * sigmoid(x) (chapter 16)
+  LogSoftmax,      ///< stable log-softmax along one axis (chapter 16)
+  IndexedMeanNll,  ///< mean negative log-likelihood of target classes (chapter 16)
+};
+
+/// Stable, locale-neutral name of an operation as traces and messages print
+/// it: `parameter`, `constant`, `detached`, `reshape`, `transpose`,
+/// `broadcast_to`, `add`, `mul`, `sum_axis`, `mean_axis`, `matmul`,
+/// `gather_rows`, `exp`, `log`, `silu`, `log_softmax`, `indexed_mean_nll`.
+std::string_view tensor_operation_name(TensorOperation operation);
+
+/// What a reverse pass does with the saved contexts of the operations it
+/// reversed, once it has succeeded.
+enum class Retention {
+  Retain,   ///< keep every VJP and its saved tensors: the graph may be reversed again
+  Release,  ///< drop them; a later pass through these nodes fails with ReleasedGraph
+};
+// endregion: tensor-operations
+
+// region: tensor-autodiff-errors
+/// What went wrong while building or reversing a tensor tape. Shape errors of
+/// the operations themselves are thrown as TensorError by the tensor kernels.
+enum class TensorAutodiffErrorKind {
+  NonFiniteLeaf,                 ///< a parameter, constant or assigned value is NaN or infinite
+  NonFiniteResult,               ///< an operation's forward result is NaN or infinite
+  UntrackedOutput,               ///< a reverse pass starts from a node that tracks no gradient
+  NonScalarOutput,               ///< backward() without a seed on an output of rank above zero
+  SeedShapeMismatch,             ///< the seed's shape differs from the output's shape
+  NonFiniteSeed,                 ///< the seed holds NaN or an infinity
+  ReleasedGraph,                 ///< a pass reaches a node whose saved context was released
+  StaleOperand,                  ///< a parameter operand was assigned after it was recorded
+  NotAParameter,                 ///< assign() on a node that is not a parameter
+  AssignShapeMismatch,           ///< assign() with a value of another shape
+  ContributionShapeMismatch,     ///< a VJP returned a shape other than its operand's
+  NonFiniteContribution,         ///< a VJP returned NaN or an infinity
+  NonFinitePassAdjoint,          ///< adding a contribution to a pass adjoint overflowed
+  NonFiniteAccumulatedGradient,  ///< adding the pass adjoint to a stored gradient overflowed
+};
+
+/// Stable kebab-case name of a kind, e.g. `released-graph`.
+std::string_view tensor_autodiff_error_kind_name(TensorAutodiffErrorKind kind);
+
+/// An error of the tensor tape. It is thrown only while validating, before
+/// any gradient, value or retention state changes: after it, every stored
+/// gradient, every value and every node's retention state is bit-for-bit as
+/// before the call. Fields a kind does not use are empty or zero.
+class TensorAutodiffError : public Error {
+ public:
+  TensorAutodiffErrorKind kind() const noexcept { return kind_; }
+  /// The operation the message names (the consumer, the output or the leaf).
+  TensorOperation operation() const noexcept { return operation_; }
+  /// Topological index (in the failing pass) of the node the message names.
+  std::size_t node() const noexcept { return node_; }
+  /// Topological index of the operand node of a failing edge.
+  std::size_t parent() const noexcept { return parent_; }
+  /// Operand slot of a failing edge (0 = left/first operand).
+  std::size_t operand() const noexcept { return operand_; }
+  /// The offending shape: seed, assigned value, output or contribution.
+  const Shape& shape() const noexcept { return shape_; }
+  /// The shape that was required.
+  const Shape& expected_shape() const noexcept { return expected_shape_; }
+  /// Coordinate of the first offending element.
+  const std::vector<std::size_t>& coordinate() const noexcept { return coordinate_; }
+  /// The offending value, or the stored/previous value of a failed sum.
+  double value() const noexcept { return value_; }
+  /// The second term of a failed sum (contribution or pass adjoint).
+  double other_value() const noexcept { return other_value_; }
+  /// The operand version an edge recorded (StaleOperand).
+  std::uint64_t recorded_version() const noexcept { return recorded_version_; }
+  /// The operand's version when the pass found it (StaleOperand).
+  std::uint64_t current_version() const noexcept { return current_version_; }
+
+  static TensorAutodiffError non_finite_leaf(TensorOperation operation, Shape shape,
+                                             std::vector<std::size_t> coordinate, double value);
+  static TensorAutodiffError non_finite_result(TensorOperation operation, Shape shape,
+                                               std::vector<std::size_t> coordinate, double value);
+  static TensorAutodiffError untracked_output(TensorOperation operation);
+  static TensorAutodiffError non_scalar_output(TensorOperation operation, Shape shape);
+  static TensorAutodiffError seed_shape_mismatch(TensorOperation operation, Shape seed_shape,
+                                                 Shape output_shape);
+  static TensorAutodiffError non_finite_seed(TensorOperation operation, Shape shape,
+                                             std::vector<std::size_t> coordinate, double value);
+  static TensorAutodiffError released_graph(TensorOperation operation, std::size_t node);
+  static TensorAutodiffError stale_operand(TensorOperation operation, std::size_t node,
+                                           std::size_t parent, std::size_t operand,
+                                           std::uint64_t recorded, std::uint64_t current);
+  static TensorAutodiffError not_a_parameter(TensorOperation operation);
+  static TensorAutodiffError assign_shape_mismatch(Shape shape, Shape expected_shape);
+  static TensorAutodiffError contribution_shape_mismatch(TensorOperation operation,
+                                                         std::size_t node, std::size_t parent,
+                                                         std::size_t operand, Shape shape,
+                                                         Shape expected_shape);
+  static TensorAutodiffError non_finite_contribution(TensorOperation operation, std::size_t node,
+                                                     std::size_t parent, std::size_t operand,
+                                                     std::vector<std::size_t> coordinate,
+                                                     double value);
+  static TensorAutodiffError non_finite_pass_adjoint(TensorOperation operation, std::size_t node,
+                                                     std::vector<std::size_t> coordinate,
+                                                     double previous, double contribution);
+  static TensorAutodiffError non_finite_accumulated_gradient(std::size_t node,
+                                                             std::vector<std::size_t> coordinate,
+                                                             double stored, double pass_adjoint);
+
+ private:
+  TensorAutodiffError(TensorAutodiffErrorKind kind, TensorOperation operation,
+                      const std::string& message);
+
+  TensorAutodiffErrorKind kind_;
+  TensorOperation operation_;
+  std::size_t node_ = 0;
+  std::size_t parent_ = 0;
+  std::size_t operand_ = 0;
+  Shape shape_;
+  Shape expected_shape_;
+  std::vector<std::size_t> coordinate_;
+  double value_ = 0.0;
+  double other_value_ = 0.0;
+  std::uint64_t recorded_version_ = 0;
+  std::uint64_t current_version_ = 0;
+};
+// endregion: tensor-autodiff-errors
+
+// region: tensor-backward-trace
+/// One node of a traced reverse pass, in topological order (operands first,
+/// the output last).
+struct TensorTraceNode {
+  std::size_t index = 0;      ///< topological index in this pass
+  std::uint64_t node_id = 0;  ///< TensorValue::node_id() of the node
+  TensorOperation operation = TensorOperation::Constant;
+  Shape shape;                         ///< shape of the value
+  Tensor value;                        ///< the forward value
+  bool tracked = false;                ///< whether the node tracks a gradient
+  std::vector<std::size_t> operands;   ///< topological index of each operand slot
+  std::optional<Tensor> pass_adjoint;  ///< bar(v) of this pass; absent if untracked
+  std::optional<Tensor> gradient;      ///< stored gradient after the commit (parameters)
+};
+
+/// One operand-use edge of a traced reverse pass, in the order the pass
+/// applied it: consumers from the output backwards, slots in order.
+struct TensorTraceEdge {
+  std::size_t reverse_index = 0;       ///< position in the reverse ledger
+  std::size_t child = 0;               ///< topological index of the consuming result c(e)
+  std::size_t parent = 0;              ///< topological index of the operand
+  std::size_t operand = 0;             ///< operand slot inside the consumer
+  std::string rule;                    ///< the VJP rule's name, e.g. "sum to operand shape"
+  Tensor upstream;                     ///< bar(c(e)), shape of the consumer
+  std::optional<Tensor> contribution;  ///< VJP_e(upstream); absent if the operand is untracked
+  Shape parent_shape;                  ///< shape of the operand (and of the contribution)
+  bool parent_tracked = false;         ///< whether the operand tracks a gradient
+};
+
+/// Everything one reverse pass computed, recorded while it ran (tracing never
+/// recomputes a VJP). Used by chapter 16 to read intermediate adjoints and by
+/// the figures of chapters 15 and 16.
+struct TensorBackwardTrace {
+  Tensor seed;  ///< S, shape of the output
+  Retention retention = Retention::Retain;
+  std::vector<TensorTraceNode> nodes;  ///< topological order, output last
+  std::vector<TensorTraceEdge> edges;  ///< reverse ledger
+
+  /// The pass adjoint of the first tracked node in topological order that
+  /// `operation` produced, or nothing if there is none.
+  std::optional<Tensor> pass_adjoint(TensorOperation operation) const;
+  /// The trace node of `node_id`, or nullptr if the pass did not visit it.
+  const TensorTraceNode* find(std::uint64_t node_id) const noexcept;
+};
+// endregion: tensor-backward-trace
+
+// region: tensor-value-class
+/// A handle to one node of the tensor tape: a value, the operation that made
+/// it, and for each operand slot the operand and its VJP. Copies of a handle
+/// share the node. Parameters are tracked leaves that store a gradient;
+/// results of operations are tracked when an operand is; constants and
+/// detached values are not. Not thread-safe: one tape per thread.
+/// Taught in chapter 15; chapter 16 adds model operations (see the file head).
+class TensorValue {
+ public:
+  // --- Leaves -------------------------------------------------------------
+
+  /// A tracked leaf with a zero gradient of the same shape.
+  /// @throws TensorAutodiffError NonFiniteLeaf naming the first non-finite element.
+  static TensorValue parameter(Tensor value);
+
+  /// An untracked leaf: gradients never flow into it.
+  /// @throws TensorAutodiffError NonFiniteLeaf naming the first non-finite element.
+  static TensorValue constant(Tensor value);
+
+  // --- Reading a node --------------------------------------------------------
+
+  /// The forward value. The reference stays valid until assign() replaces it.
+  const Tensor& value() const noexcept;
+  /// A copy of the forward value.
+  Tensor value_snapshot() const;
+  const Shape& shape() const noexcept;
+  TensorOperation operation() const noexcept;
+  /// Whether gradients flow into this node (parameters and their descendants).
+  bool tracks_gradient() const noexcept;
+  bool is_parameter() const noexcept;
+  /// Whether a Release pass dropped this node's saved context.
+  bool is_released() const noexcept;
+  /// Incremented by every assign(); operations record it (stale-operand guard).
+  std::uint64_t version() const noexcept;
+  /// A process-unique identifier of the node, increasing in creation order.
+  std::uint64_t node_id() const noexcept;
+  /// Whether both handles refer to the same node (equal values are not enough).
+  bool is_same_node(const TensorValue& other) const noexcept;
+  /// The stored gradient (shape of the value); absent unless this is a parameter.
+  std::optional<Tensor> gradient() const;
+  /// A copy of the stored gradient, paired with value_snapshot(); absent unless
+  /// this is a parameter.
+  std::optional<Tensor> gradient_snapshot() const;
+
+  // --- Changing a parameter ----------------------------------------------------
+
+  /// Replaces a parameter's value (an optimizer step) and increments its
+  /// version; the gradient is kept. A later pass through an operation that
+  /// recorded the old version fails with StaleOperand.
+  /// @throws TensorAutodiffError NotAParameter, AssignShapeMismatch, or NonFiniteLeaf.
+  void assign(Tensor value);
+
+  /// A new untracked leaf holding the same value and no operand: the
+  /// gradient flow stops here.
+  TensorValue detach() const;
+
+  // --- Operations -------------------------------------------------------------
+  // Each returns a new node whose value the tensor kernel computed; it tracks
+  // a gradient when an operand does and no NoGradScope is active. A kernel's
+  // shape error propagates as TensorError before anything is recorded. Each
+  // operation's VJP is defined beside it, in the source file named below.
+
+  // --- Structural operations (tensor_structural_ops.cpp) ---------------------
+
+  /// The same row-major values viewed as `shape` (equal element count):
+  /// [2, 3] -> [3, 2]. VJP: the upstream reshaped back to this node's shape.
+  /// @throws TensorError ReshapeCountMismatch.
+  TensorValue reshape(const Shape& shape) const;
+  /// Axes `axis_a` and `axis_b` swapped: [2, 3] with (0, 1) -> [3, 2].
+  /// VJP: the upstream with the same two axes swapped back.
+  /// @throws TensorError InvalidAxis.
+  TensorValue transpose(std::size_t axis_a, std::size_t axis_b) const;
+  /// The value repeated to `shape` under NumPy broadcasting ([3] -> [2, 3]).
+  /// VJP: the upstream summed over the broadcast axes back to this node's shape.
+  /// @throws TensorError IncompatibleBroadcast.
+  TensorValue broadcast_to(const Shape& shape) const;
+
+  // --- Elementwise arithmetic (tensor_arithmetic_ops.cpp) ----------------------
+
+  /// this + other in their broadcast shape ([2, 3] + [3] -> [2, 3]; [] + [n] -> [n]).
+  /// VJP for each operand: the upstream summed to that operand's shape.
+  /// @throws TensorError IncompatibleBroadcast.
+  /// @throws TensorAutodiffError NonFiniteResult if a sum overflows.
+  TensorValue add(const TensorValue& other) const;
+  /// this * other in their broadcast shape. VJP for each operand: upstream
+  /// times the other operand, summed to this operand's shape; it saves both
+  /// operand values (shared with their nodes, not copied).
+  /// @throws TensorError IncompatibleBroadcast.
+  /// @throws TensorAutodiffError NonFiniteResult if a product overflows.
+  TensorValue mul(const TensorValue& other) const;
+
+  // --- Reductions (tensor_reduction_ops.cpp) -----------------------------------
+
+  /// Sum along `axis`: [2, 3] along 1 gives [2], or [2, 1] with `keep_dim`.
+  /// VJP: the upstream repeated along `axis` back to this node's shape.
+  /// @throws TensorError InvalidAxis.
+  /// @throws TensorAutodiffError NonFiniteResult if a sum overflows.
+  TensorValue sum_axis(std::size_t axis, bool keep_dim = false) const;
+  /// Arithmetic mean along `axis` of extent n; shapes as for sum_axis.
+  /// VJP: the upstream repeated along `axis` and divided by n.
+  /// @throws TensorError InvalidAxis or EmptyAxis.
+  /// @throws TensorAutodiffError NonFiniteResult if a sum overflows.
+  TensorValue mean_axis(std::size_t axis, bool keep_dim = false) const;
+
+  // --- Model operations (chapter 16) -------------------------------------------
+  // Chapter 16 declares matmul, gather_rows, exp, log, silu, log_softmax and
+  // indexed_mean_nll here and defines them in src/llm/autograd/model_ops.cpp
+  // with record(), like the operations above (see the file head).
+
+  // --- Reverse passes (tensor_backward.cpp) ----------------------------------
+
+  /// One reverse pass from this rank-zero output with seed 1, retaining the
+  /// graph; adds the pass adjoint of every reachable parameter to its gradient.
+  /// @throws TensorAutodiffError UntrackedOutput, NonScalarOutput, and the
+  ///         kinds of backward_with_seed.
+  void backward() const;
+
+  /// One reverse pass from this output of any shape with seed `seed`.
+  /// Postcondition on success: every reachable parameter's gradient grew by
+  /// its pass adjoint, and with Retention::Release every reached operation's
+  /// saved context is dropped. On any throw nothing changed.
+  /// @throws TensorAutodiffError UntrackedOutput, SeedShapeMismatch (the seed
+  ///         must have exactly this node's shape), NonFiniteSeed, ReleasedGraph,
+  ///         StaleOperand, ContributionShapeMismatch, NonFiniteContribution,
+  ///         NonFinitePassAdjoint, NonFiniteAccumulatedGradient.
+  void backward_with_seed(const Tensor& seed, Retention retention) const;
+
+  /// backward() that also returns the trace of the pass.
+  TensorBackwardTrace backward_with_trace() const;
+
+  /// backward_with_seed() that also returns the trace of the pass: the same
+  /// reverse implementation, recording what it computes.
+  TensorBackwardTrace backward_with_trace(const Tensor& seed, Retention retention) const;
+
+  /// Sets the gradient of every parameter reachable from this node to zero,
+  /// in place; values and the graph are unchanged. Never throws after it has
+  /// found the reachable nodes.
+  void zero_grad() const;
+
+ private:
+  struct Node;
+  /// An immutable forward value shared between a node and the VJPs that saved it.
+  using SavedTensor = std::shared_ptr<const Tensor>;
+
+  /// The local reverse rule of one operand slot: maps the consumer's adjoint
+  /// (the result's shape) to this operand's contribution (the operand's shape).
+  struct VjpRule {
+    std::string_view name;  ///< stable rule name for traces; must be a string literal
+    std::function<Tensor(const Tensor& upstream)> apply;  ///< captures its saved context
+  };
+
+  /// One operand slot handed to record(): the operand and its rule (defined
+  /// below the class, where TensorValue is complete).
+  struct RecordedOperand;
+
+  explicit TensorValue(std::shared_ptr<Node> node) noexcept;
+
+  // region: tensor-record-extension-point
+  /// Records the result of one operation: checks that `value` is finite
+  /// (NonFiniteResult naming `operation`), then returns a node that keeps, for
+  /// each operand slot in order, the operand, its version and its VJP rule.
+  /// The result tracks a gradient when an operand does and no NoGradScope is
+  /// active; otherwise it is an untracked node without operands and the rules
+  /// (with their saved context) are dropped at once. Every operation of
+  /// chapters 15 and 16 ends with a call to record().
+  /// @throws TensorAutodiffError NonFiniteResult.
+  static TensorValue record(TensorOperation operation, SavedTensor value,
+                            std::vector<RecordedOperand> operands);
+  static TensorValue record(TensorOperation operation, Tensor value,
+                            std::vector<RecordedOperand> operands);
+  /// Moves a forward result into a shareable saved tensor (for a VJP that
+  /// needs the operation's own output, e.g. exp).
+  static SavedTensor save(Tensor value);
+  /// This node's value as a saved tensor: shared, never copied.
+  SavedTensor saved_value() const noexcept;
+  // endregion: tensor-record-extension-point
+
+  /// The one reverse-pass implementation behind backward(), backward_with_seed()
+  /// and backward_with_trace() (tensor_backward.cpp).
+  class ReversePass;
+  /// Rejects an untracked or non-rank-zero output before backward()'s default seed.
+  void require_scalar_output() const;
+
+  std::shared_ptr<Node> node_;
+};
+
+struct TensorValue::RecordedOperand {
+  TensorValue operand;
+  VjpRule rule;
+};
+// endregion: tensor-value-class
+
+// region: no-grad-scope
+/// While an object of this type lives, operations on the current thread record
+/// no graph: their results are untracked nodes without operands, as in
+/// inference. Scopes nest; leaves and reverse passes are unaffected.
+/// Taught in chapter 15.
+class NoGradScope {
+ public:
+  NoGradScope() noexcept;
+  ~NoGradScope();
+  NoGradScope(const NoGradScope&) = delete;
+  NoGradScope& operator=(const NoGradScope&) = delete;
+
+  /// Whether a NoGradScope is alive on the current thread.
+  static bool active() noexcept;
+};
+// endregion: no-grad-scope
+
+}  // namespace llm

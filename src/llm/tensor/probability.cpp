@@ -1,0 +1,183 @@
+// Stable sigmoid, log-softmax and indexed mean NLL from one checked group driver.
+//
+// Every probability operation walks the same groups: the lines along the
+// class axis. The driver validates everything first, then computes one
+// statistics bundle per group (a scan for the maximum, a separate scan for
+// the max-shifted exponential sum) and hands it to the operation, which
+// emits its outputs from those shared statistics.
+#include "llm/tensor/probability.hpp"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace llm {
+
+// region: stable-sigmoid
+double stable_sigmoid(double x) {
+  // exp is only ever taken of a nonpositive number, so it cannot overflow.
+  if (x >= 0.0) return 1.0 / (1.0 + std::exp(-x));
+  const double e = std::exp(x);
+  return e / (1.0 + e);
+}
+// endregion: stable-sigmoid
+
+namespace {
+
+// region: class-axis-groups
+// The groups of a class axis: a [..., V, ...] tensor is `outer` blocks of V
+// classes times `inner` trailing positions; group g = o * inner + i in
+// row-major order of the remaining axes, and class c of group (o, i) sits at
+// flat offset (o * V + c) * inner + i.
+struct ClassGroups {
+  std::size_t outer = 1;
+  std::size_t classes = 0;
+  std::size_t inner = 1;
+  std::size_t count() const noexcept { return outer * inner; }
+  std::size_t first_offset(std::size_t group) const noexcept {
+    return (group / inner) * classes * inner + group % inner;
+  }
+};
+
+// Validates in the documented order: axis, class extent, targets (count,
+// nonempty, each in range) when given, then every logit finite. Nothing is
+// allocated for outputs before all of these checks pass.
+ClassGroups check_class_groups(const TensorView& logits, std::size_t axis,
+                               const std::span<const std::size_t>* targets) {
+  const Shape& shape = logits.shape();
+  if (axis >= shape.size()) throw TensorError::invalid_axis(shape, axis);
+  if (shape[axis] == 0) throw TensorError::empty_axis(shape, axis);
+  ClassGroups groups;
+  groups.classes = shape[axis];
+  for (std::size_t a = 0; a < axis; ++a) groups.outer *= shape[a];
+  for (std::size_t a = axis + 1; a < shape.size(); ++a) groups.inner *= shape[a];
+
+  if (targets != nullptr) {
+    if (targets->size() != groups.count()) {
+      throw TensorError::target_count_mismatch(groups.count(), targets->size());
+    }
+    if (targets->empty()) throw TensorError::empty_targets();
+    for (std::size_t group = 0; group < targets->size(); ++group) {
+      if ((*targets)[group] >= groups.classes) {
+        throw TensorError::target_out_of_range(group, (*targets)[group], groups.classes);
+      }
+    }
+  }
+  const std::span<const double> values = logits.values();
+  for (std::size_t offset = 0; offset < values.size(); ++offset) {
+    if (!std::isfinite(values[offset])) {
+      throw TensorError::non_finite_value(shape, logits.coordinate_of(offset), values[offset]);
+    }
+  }
+  return groups;
+}
+// endregion: class-axis-groups
+
+// region: group-statistics
+// The statistics every output of one group is emitted from.
+struct GroupStatistics {
+  double maximum = 0.0;         ///< m = max_c x_c
+  double normalizer = 0.0;      ///< Z = sum_c exp(x_c - m), in [1, V]
+  double log_normalizer = 0.0;  ///< log Z
+};
+
+// Two scans: the maximum first, so every exponent x_c - m is <= 0 and no
+// exp overflows; then the shifted sum, which is at least exp(0) = 1.
+GroupStatistics group_statistics(std::span<const double> values, const ClassGroups& groups,
+                                 std::size_t first) {
+  double maximum = -std::numeric_limits<double>::infinity();
+  for (std::size_t c = 0; c < groups.classes; ++c) {
+    maximum = std::fmax(maximum, values[first + c * groups.inner]);
+  }
+  double normalizer = 0.0;
+  for (std::size_t c = 0; c < groups.classes; ++c) {
+    normalizer += std::exp(values[first + c * groups.inner] - maximum);
+  }
+  return {maximum, normalizer, std::log(normalizer)};
+}
+// endregion: group-statistics
+
+// region: checked-group-driver
+// What the driver writes besides the per-group callback.
+struct GroupOutputs {
+  std::optional<Tensor> log_probabilities;  ///< (x - m) - log Z, if requested
+  std::optional<Tensor> probabilities;      ///< exp(x - m) / Z, if requested
+};
+
+// The checked group driver: validates everything, only then allocates the
+// requested outputs, and for each group computes one statistics bundle,
+// emits the requested outputs from it and passes it to
+// `on_group(group, first_offset, class_stride, statistics)`.
+template <typename OnGroup>
+GroupOutputs drive_class_groups(const TensorView& logits, std::size_t axis,
+                                const std::span<const std::size_t>* targets,
+                                bool emit_log_probabilities, bool emit_probabilities,
+                                OnGroup&& on_group) {
+  const ClassGroups groups = check_class_groups(logits, axis, targets);
+  GroupOutputs outputs;
+  if (emit_log_probabilities) outputs.log_probabilities = Tensor::zeros(logits.shape());
+  if (emit_probabilities) outputs.probabilities = Tensor::zeros(logits.shape());
+
+  const std::span<const double> values = logits.values();
+  for (std::size_t group = 0; group < groups.count(); ++group) {
+    const std::size_t first = groups.first_offset(group);
+    const GroupStatistics statistics = group_statistics(values, groups, first);
+    for (std::size_t c = 0; c < groups.classes; ++c) {
+      const std::size_t offset = first + c * groups.inner;
+      const double shifted = values[offset] - statistics.maximum;
+      if (outputs.log_probabilities) {
+        outputs.log_probabilities->mutable_values()[offset] = shifted - statistics.log_normalizer;
+      }
+      if (outputs.probabilities) {
+        outputs.probabilities->mutable_values()[offset] = std::exp(shifted) / statistics.normalizer;
+      }
+    }
+    on_group(group, first, groups.inner, statistics);
+  }
+  return outputs;
+}
+// endregion: checked-group-driver
+
+}  // namespace
+
+// region: log-softmax-forward
+LogSoftmaxForward log_softmax_forward(const TensorView& logits, std::size_t axis,
+                                      bool emit_probabilities) {
+  // log softmax(x)_c = (x_c - m) - log Z, emitted by the driver with exp(x_c - m) / Z.
+  GroupOutputs outputs =
+      drive_class_groups(logits, axis, nullptr, true, emit_probabilities,
+                         [](std::size_t, std::size_t, std::size_t, const GroupStatistics&) {});
+  return {std::move(*outputs.log_probabilities), std::move(outputs.probabilities)};
+}
+
+Tensor log_softmax(const TensorView& logits, std::size_t axis) {
+  return log_softmax_forward(logits, axis, false).value;
+}
+// endregion: log-softmax-forward
+
+// region: indexed-mean-nll-forward
+IndexedNllForward indexed_mean_nll_forward(const TensorView& logits, std::size_t axis,
+                                           std::span<const std::size_t> targets,
+                                           bool emit_probabilities) {
+  const std::span<const double> values = logits.values();
+  double total = 0.0;
+  GroupOutputs outputs =
+      drive_class_groups(logits, axis, &targets, false, emit_probabilities,
+                         [&](std::size_t group, std::size_t first, std::size_t stride,
+                             const GroupStatistics& statistics) {
+                           // -log softmax(x)_t = log Z - (x_t - m)
+                           const double target_logit = values[first + targets[group] * stride];
+                           total += statistics.log_normalizer - (target_logit - statistics.maximum);
+                         });
+  return {total / static_cast<double>(targets.size()), std::move(outputs.probabilities)};
+}
+
+double indexed_mean_nll(const TensorView& logits, std::size_t axis,
+                        std::span<const std::size_t> targets) {
+  return indexed_mean_nll_forward(logits, axis, targets, false).loss;
+}
+// endregion: indexed-mean-nll-forward
+
+}  // namespace llm

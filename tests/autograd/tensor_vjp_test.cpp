@@ -1,0 +1,248 @@
+// Every VJP of the chapter 15 tape against chapter 13's sampled central
+// differences, at several shapes: broadcasting of a rank-0 constant and of
+// both operands, keep_dim both ways, a transposed operand, a tensor used
+// twice, and the worked example's whole chain. Each check reverses a
+// non-trivial seed, so a VJP that ignored its upstream would fail.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "llm/autograd/gradcheck.hpp"
+#include "llm/autograd/tensor_value.hpp"
+#include "llm/tensor/broadcast.hpp"
+#include "llm/tensor/elementwise.hpp"
+#include "llm/tensor/reduction.hpp"
+#include "llm/tensor/shape_ops.hpp"
+#include "tensor_tape_support.hpp"
+
+namespace llm {
+namespace {
+
+using testing::tensor;
+
+constexpr double kStep = 1e-5;
+constexpr double kTolerance = 1e-7;
+
+// Deterministic, distinct, mixed-sign values: 0.35, -0.6, 0.85, ...
+Tensor filled(const Shape& shape, double scale = 1.0) {
+  Tensor result = Tensor::zeros(shape);
+  std::span<double> values = result.mutable_values();
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double magnitude = 0.35 + 0.25 * static_cast<double>(i);
+    values[i] = scale * ((i % 2 == 0) ? magnitude : -magnitude);
+  }
+  return result;
+}
+
+// A seed that is not all ones: 1.5, -0.5, 2.5, 0.5, ...
+Tensor seed_for(const Shape& shape) {
+  Tensor seed = Tensor::zeros(shape);
+  std::span<double> values = seed.mutable_values();
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    values[i] = (i % 2 == 0) ? 1.5 + static_cast<double>(i) : -0.5 + 0.25 * static_cast<double>(i);
+  }
+  return seed;
+}
+
+double dot(const Tensor& a, const Tensor& b) {
+  double total = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) total += a.values()[i] * b.values()[i];
+  return total;
+}
+
+// Reverses `on_tape(p)` with a non-trivial seed and compares p's gradient
+// with central differences of seed · forward(p), where `forward` uses the
+// plain tensor kernels: every coordinate of p is checked.
+void expect_vjp_matches(const std::string& label, const Tensor& input,
+                        const std::function<TensorValue(const TensorValue&)>& on_tape,
+                        const std::function<Tensor(const Tensor&)>& forward) {
+  SCOPED_TRACE(label);
+  const TensorValue parameter = TensorValue::parameter(input);
+  const TensorValue output = on_tape(parameter);
+  const Tensor seed = seed_for(output.shape());
+  output.backward_with_seed(seed, Retention::Release);
+  const Tensor analytic = *parameter.gradient();
+  Tensor probe = input;
+  const TensorGradientCheck check = sampled_tensor_gradient_check(
+      probe, analytic.view(), kStep, kTolerance, input.size(),
+      [&](const Tensor& candidate) { return dot(seed, forward(candidate)); });
+  EXPECT_EQ(check.checks.size(), input.size());
+  for (const CoordinateGradientCheck& coordinate : check.checks) {
+    EXPECT_TRUE(coordinate.comparison.passed)
+        << "flat " << coordinate.flat_index << ": analytic " << coordinate.comparison.analytic
+        << " numerical " << coordinate.comparison.numerical;
+  }
+  EXPECT_TRUE(check.passed);
+}
+
+TEST(TensorVjp, ReshapeMatchesCentralDifferences) {
+  for (const auto& [from, to] : std::vector<std::pair<Shape, Shape>>{
+           {{2, 3}, {3, 2}}, {{2, 3}, {6}}, {{6}, {1, 2, 3}}, {{}, {1, 1}}}) {
+    expect_vjp_matches(
+        "reshape " + shape_text(from) + " -> " + shape_text(to), filled(from),
+        [&](const TensorValue& p) { return p.reshape(to); },
+        [&](const Tensor& p) { return reshape(p.view(), to); });
+  }
+}
+
+TEST(TensorVjp, TransposeMatchesCentralDifferences) {
+  struct Case {
+    Shape shape;
+    std::size_t a, b;
+  };
+  for (const Case& c :
+       std::vector<Case>{{{2, 3}, 0, 1}, {{2, 3, 4}, 0, 2}, {{2, 3, 4}, 2, 1}, {{3, 2}, 1, 1}}) {
+    expect_vjp_matches(
+        "transpose " + shape_text(c.shape) + " " + std::to_string(c.a) + "," + std::to_string(c.b),
+        filled(c.shape), [&](const TensorValue& p) { return p.transpose(c.a, c.b); },
+        [&](const Tensor& p) { return transpose(p.view(), c.a, c.b); });
+  }
+}
+
+TEST(TensorVjp, BroadcastToMatchesCentralDifferences) {
+  for (const auto& [from, to] : std::vector<std::pair<Shape, Shape>>{{{3}, {2, 3}},
+                                                                     {{2, 1}, {2, 3}},
+                                                                     {{}, {2, 2}},
+                                                                     {{2, 1, 2}, {2, 3, 2}},
+                                                                     {{1, 4}, {3, 2, 4}}}) {
+    expect_vjp_matches(
+        "broadcast " + shape_text(from) + " -> " + shape_text(to), filled(from),
+        [&](const TensorValue& p) { return p.broadcast_to(to); },
+        [&](const Tensor& p) { return broadcast_to(p.view(), to); });
+  }
+}
+
+// Binary operations are checked through each operand slot in turn, with the
+// other operand a constant of a possibly different (broadcasting) shape.
+struct BinaryCase {
+  Shape parameter;
+  Shape other;
+};
+
+const std::vector<BinaryCase> kBinaryCases = {
+    {{2, 3}, {2, 3}},  // equal shapes
+    {{2, 3}, {3}},     // the other operand broadcasts
+    {{3}, {2, 3}},     // this operand broadcasts: its VJP sums over rows
+    {{3, 1}, {1, 4}},  // both operands broadcast
+    {{4}, {}},         // a rank-0 constant
+    {{}, {2, 2}},      // a rank-0 parameter against a matrix
+};
+
+TEST(TensorVjp, AddMatchesCentralDifferencesThroughBothSlots) {
+  for (const BinaryCase& c : kBinaryCases) {
+    const Tensor other = filled(c.other, 0.5);
+    const std::string shapes = shape_text(c.parameter) + " and " + shape_text(c.other);
+    expect_vjp_matches(
+        "add left " + shapes, filled(c.parameter),
+        [&](const TensorValue& p) { return p.add(TensorValue::constant(other)); },
+        [&](const Tensor& p) { return add(p.view(), other.view()); });
+    expect_vjp_matches(
+        "add right " + shapes, filled(c.parameter),
+        [&](const TensorValue& p) { return TensorValue::constant(other).add(p); },
+        [&](const Tensor& p) { return add(other.view(), p.view()); });
+  }
+}
+
+TEST(TensorVjp, MulMatchesCentralDifferencesThroughBothSlots) {
+  for (const BinaryCase& c : kBinaryCases) {
+    const Tensor other = filled(c.other, 0.5);
+    const std::string shapes = shape_text(c.parameter) + " and " + shape_text(c.other);
+    expect_vjp_matches(
+        "mul left " + shapes, filled(c.parameter),
+        [&](const TensorValue& p) { return p.mul(TensorValue::constant(other)); },
+        [&](const Tensor& p) { return multiply(p.view(), other.view()); });
+    expect_vjp_matches(
+        "mul right " + shapes, filled(c.parameter),
+        [&](const TensorValue& p) { return TensorValue::constant(other).mul(p); },
+        [&](const Tensor& p) { return multiply(other.view(), p.view()); });
+  }
+}
+
+TEST(TensorVjp, RankZeroConstantTimesVectorScalesTheGradient) {
+  const TensorValue p = TensorValue::parameter(tensor({3}, {1, 2, 3}));
+  TensorValue::constant(Tensor::scalar(10))
+      .mul(p)
+      .backward_with_seed(tensor({3}, {1, -2, 0.5}), Retention::Retain);
+  EXPECT_EQ(testing::values_of(*p.gradient()), (std::vector<double>{10, -20, 5}));
+}
+
+TEST(TensorVjp, TensorUsedTwiceMatchesCentralDifferences) {
+  expect_vjp_matches(
+      "x * x", filled({2, 3}), [](const TensorValue& p) { return p.mul(p); },
+      [](const Tensor& p) { return multiply(p.view(), p.view()); });
+  expect_vjp_matches(
+      "x + x * x", filled({4}), [](const TensorValue& p) { return p.add(p.mul(p)); },
+      [](const Tensor& p) { return add(p.view(), multiply(p.view(), p.view()).view()); });
+}
+
+TEST(TensorVjp, TransposedOperandMatchesCentralDifferences) {
+  const Tensor other = filled({3, 2}, 0.5);
+  expect_vjp_matches(
+      "transpose(x) * c", filled({2, 3}),
+      [&](const TensorValue& p) { return p.transpose(0, 1).mul(TensorValue::constant(other)); },
+      [&](const Tensor& p) { return multiply(transpose(p.view(), 0, 1).view(), other.view()); });
+  expect_vjp_matches(
+      "x * transpose(x) both broadcast", filled({3, 1}),
+      [](const TensorValue& p) { return p.mul(p.transpose(0, 1)); },
+      [](const Tensor& p) { return multiply(p.view(), transpose(p.view(), 0, 1).view()); });
+}
+
+struct ReductionCase {
+  Shape shape;
+  std::size_t axis;
+  bool keep_dim;
+};
+
+const std::vector<ReductionCase> kReductionCases = {
+    {{2, 3}, 0, false},   {{2, 3}, 0, true},     {{2, 3}, 1, false}, {{2, 3}, 1, true},
+    {{2, 3, 4}, 1, true}, {{2, 3, 4}, 2, false}, {{4}, 0, false},    {{4}, 0, true},
+};
+
+TEST(TensorVjp, SumAxisMatchesCentralDifferencesWithAndWithoutKeepDim) {
+  for (const ReductionCase& c : kReductionCases) {
+    expect_vjp_matches(
+        "sum_axis " + shape_text(c.shape) + " axis " + std::to_string(c.axis) +
+            (c.keep_dim ? " keep" : " drop"),
+        filled(c.shape), [&](const TensorValue& p) { return p.sum_axis(c.axis, c.keep_dim); },
+        [&](const Tensor& p) { return sum_axis(p.view(), c.axis, c.keep_dim); });
+  }
+}
+
+TEST(TensorVjp, MeanAxisMatchesCentralDifferencesWithAndWithoutKeepDim) {
+  for (const ReductionCase& c : kReductionCases) {
+    expect_vjp_matches(
+        "mean_axis " + shape_text(c.shape) + " axis " + std::to_string(c.axis) +
+            (c.keep_dim ? " keep" : " drop"),
+        filled(c.shape), [&](const TensorValue& p) { return p.mean_axis(c.axis, c.keep_dim); },
+        [&](const Tensor& p) { return mean_axis(p.view(), c.axis, c.keep_dim); });
+  }
+}
+
+TEST(TensorVjp, WorkedChainMatchesCentralDifferencesForBothParameters) {
+  const Tensor bias = tensor({3}, {1, -1, 0});
+  const Tensor x = tensor({2, 3}, {1, 2, 3, 4, 5, 6});
+  const auto chain = [](const Tensor& x_value, const Tensor& bias_value) {
+    const Tensor t = transpose(reshape(x_value.view(), {3, 2}).view(), 0, 1);
+    const Tensor sum = add(t.view(), broadcast_to(bias_value.view(), {2, 3}).view());
+    return mean_axis(multiply(sum.view(), sum.view()).view(), 1, false);
+  };
+  const auto on_tape = [](const TensorValue& x_node, const TensorValue& bias_node) {
+    const TensorValue sum =
+        x_node.reshape({3, 2}).transpose(0, 1).add(bias_node.broadcast_to({2, 3}));
+    return sum.mul(sum).mean_axis(1, false);
+  };
+  expect_vjp_matches(
+      "worked chain x", x,
+      [&](const TensorValue& p) { return on_tape(p, TensorValue::constant(bias)); },
+      [&](const Tensor& p) { return chain(p, bias); });
+  expect_vjp_matches(
+      "worked chain bias", bias,
+      [&](const TensorValue& p) { return on_tape(TensorValue::constant(x), p); },
+      [&](const Tensor& p) { return chain(x, p); });
+}
+
+}  // namespace
+}  // namespace llm

@@ -1,0 +1,178 @@
+// NumPy broadcasting, its index map, broadcast_to and its adjoint sum_to_shape.
+#include "llm/tensor/broadcast.hpp"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "capture_tensor_error.hpp"
+
+namespace llm {
+namespace {
+
+using testing::capture_tensor_error;
+using testing::values_of;
+
+// Deterministic, non-repeating values so that a wrong index changes the result.
+Tensor wavy(const Shape& shape, double phase) {
+  std::vector<double> values(element_count(shape));
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::sin(phase + 0.7 * i);
+  return Tensor(shape, std::move(values));
+}
+
+double inner_product(const Tensor& a, const Tensor& b) {
+  double sum = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) sum += a.values()[i] * b.values()[i];
+  return sum;
+}
+
+TEST(BroadcastShapes, AlignsShapesFromTheRight) {
+  EXPECT_EQ(broadcast_shapes({2, 1, 3}, {4, 3}), (Shape{2, 4, 3}));
+  EXPECT_EQ(broadcast_shapes({4, 3}, {2, 1, 3}), (Shape{2, 4, 3}));
+  EXPECT_EQ(broadcast_shapes({}, {3}), (Shape{3}));
+  EXPECT_EQ(broadcast_shapes({}, {}), (Shape{}));
+  EXPECT_EQ(broadcast_shapes({5, 1}, {1, 6}), (Shape{5, 6}));
+}
+
+TEST(BroadcastShapes, ExpandsExtentOneToZero) {
+  EXPECT_EQ(broadcast_shapes({0}, {1}), (Shape{0}));
+  EXPECT_EQ(broadcast_shapes({1, 3}, {0, 1}), (Shape{0, 3}));
+}
+
+TEST(BroadcastShapes, RejectsUnequalExtentsNamingBothShapesAndTheAxis) {
+  const auto error = capture_tensor_error([] { broadcast_shapes({2, 3}, {4, 3}); });
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind(), TensorErrorKind::IncompatibleBroadcast);
+  EXPECT_EQ(tensor_error_kind_name(error->kind()), "incompatible-broadcast");
+  EXPECT_EQ(error->shape(), (Shape{2, 3}));
+  EXPECT_EQ(error->other_shape(), (Shape{4, 3}));
+  EXPECT_EQ(error->axis(), 1u);  // counted from the right
+  const std::string message = error->what();
+  EXPECT_NE(message.find("[2, 3]"), std::string::npos) << message;
+  EXPECT_NE(message.find("[4, 3]"), std::string::npos) << message;
+}
+
+TEST(BroadcastShapes, RejectsAResultWhoseElementCountOverflows) {
+  const std::size_t huge = std::numeric_limits<std::size_t>::max() / 2;
+  const auto error = capture_tensor_error([&] { broadcast_shapes({huge, 1}, {1, 3}); });
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind(), TensorErrorKind::ShapeOverflow);
+  EXPECT_EQ(error->shape(), (Shape{huge, 3}));
+}
+
+TEST(BroadcastIndex, MapsEachTargetOffsetToTheElementItRepeats) {
+  const BroadcastIndex row({3}, {2, 3});
+  const BroadcastIndex column({2, 1}, {2, 3});
+  const BroadcastIndex scalar({}, {2, 3});
+  std::vector<std::size_t> rows, columns, scalars;
+  for (std::size_t offset = 0; offset < 6; ++offset) {
+    rows.push_back(row.source_offset(offset));
+    columns.push_back(column.source_offset(offset));
+    scalars.push_back(scalar.source_offset(offset));
+  }
+  EXPECT_EQ(rows, (std::vector<std::size_t>{0, 1, 2, 0, 1, 2}));
+  EXPECT_EQ(columns, (std::vector<std::size_t>{0, 0, 0, 1, 1, 1}));
+  EXPECT_EQ(scalars, (std::vector<std::size_t>{0, 0, 0, 0, 0, 0}));
+}
+
+TEST(BroadcastTo, RepeatsAlongAddedAndExpandedAxes) {
+  const Tensor source({2, 1}, {1.0, 2.0});
+  const Tensor result = broadcast_to(source.view(), {3, 2, 2});
+  EXPECT_EQ(result.shape(), (Shape{3, 2, 2}));
+  EXPECT_EQ(values_of(result),
+            (std::vector<double>{1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2}));
+}
+
+TEST(BroadcastTo, FillsATargetFromARankZeroTensor) {
+  const Tensor result = broadcast_to(Tensor::scalar(-1.5).view(), {2, 2});
+  EXPECT_EQ(result.shape(), (Shape{2, 2}));
+  EXPECT_EQ(values_of(result), (std::vector<double>{-1.5, -1.5, -1.5, -1.5}));
+}
+
+TEST(BroadcastTo, RejectsTargetsTheSourceCannotExpandTo) {
+  struct Case {
+    Shape source, target;
+    std::size_t axis;
+  };
+  for (const Case& c : {Case{{2, 3}, {4, 3}, 1}, Case{{3}, {1}, 0}, Case{{1, 3}, {3}, 1},
+                        Case{{3}, {}, 0}}) {
+    const Tensor source = Tensor::zeros(c.source);
+    const auto error = capture_tensor_error([&] { broadcast_to(source.view(), c.target); });
+    ASSERT_TRUE(error) << shape_text(c.source) << " -> " << shape_text(c.target);
+    EXPECT_EQ(error->kind(), TensorErrorKind::IncompatibleBroadcast);
+    EXPECT_EQ(error->shape(), c.source);
+    EXPECT_EQ(error->other_shape(), c.target);
+    EXPECT_EQ(error->axis(), c.axis) << shape_text(c.source) << " -> " << shape_text(c.target);
+  }
+}
+
+TEST(SumToShape, AddsBroadcastContributionsBackToEachTargetShape) {
+  const Tensor source({2, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor rows = sum_to_shape(source.view(), {3});
+  EXPECT_EQ(rows.shape(), (Shape{3}));
+  EXPECT_EQ(values_of(rows), (std::vector<double>{5, 7, 9}));
+
+  const Tensor kept_rows = sum_to_shape(source.view(), {1, 3});
+  EXPECT_EQ(kept_rows.shape(), (Shape{1, 3}));
+  EXPECT_EQ(values_of(kept_rows), (std::vector<double>{5, 7, 9}));
+
+  const Tensor columns = sum_to_shape(source.view(), {2, 1});
+  EXPECT_EQ(columns.shape(), (Shape{2, 1}));
+  EXPECT_EQ(values_of(columns), (std::vector<double>{6, 15}));
+
+  const Tensor total = sum_to_shape(source.view(), {});
+  EXPECT_EQ(total.shape(), (Shape{}));
+  EXPECT_EQ(values_of(total), (std::vector<double>{21}));
+}
+
+TEST(SumToShape, CopiesBitsUnchangedWhenNothingWasBroadcast) {
+  const Tensor source({2}, {-0.0, 0.1});
+  const Tensor result = sum_to_shape(source.view(), {2});
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(result.values()[0]), std::bit_cast<std::uint64_t>(-0.0));
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(result.values()[1]), std::bit_cast<std::uint64_t>(0.1));
+}
+
+TEST(SumToShape, IsTheAdjointOfBroadcastTo) {
+  // <broadcast_to(x), y> == <x, sum_to_shape(y)> for every x and y: the two
+  // operations are transposes of one linear map.
+  struct Case {
+    Shape source, target;
+  };
+  for (const Case& c : {Case{{3}, {2, 3}}, Case{{2, 1}, {2, 3}}, Case{{}, {2, 3}},
+                        Case{{1, 3}, {4, 2, 3}}, Case{{2, 1, 3}, {2, 4, 3}},
+                        Case{{4, 1, 1}, {4, 3, 2}}, Case{{1}, {1}}, Case{{2, 3}, {2, 3}}}) {
+    const Tensor x = wavy(c.source, 0.3);
+    const Tensor y = wavy(c.target, 1.1);
+    const Tensor expanded = broadcast_to(x.view(), c.target);
+    const Tensor reduced = sum_to_shape(y.view(), c.source);
+    EXPECT_EQ(reduced.shape(), c.source);  // a size-1 axis stays where it was
+    const double forward = inner_product(expanded, y);
+    const double adjoint = inner_product(x, reduced);
+    EXPECT_NEAR(forward, adjoint, 1e-12 * (1.0 + std::abs(forward)))
+        << shape_text(c.source) << " -> " << shape_text(c.target);
+  }
+}
+
+TEST(SumToShape, RejectsTargetsThatDoNotBroadcastToTheSource) {
+  const Tensor source = Tensor::zeros({2, 3});
+  const auto error = capture_tensor_error([&] { sum_to_shape(source.view(), {2}); });
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind(), TensorErrorKind::IncompatibleBroadcast);
+  EXPECT_EQ(error->shape(), (Shape{2, 3}));
+  EXPECT_EQ(error->other_shape(), (Shape{2}));
+  EXPECT_EQ(error->axis(), 0u);
+
+  const auto longer = capture_tensor_error([&] { sum_to_shape(source.view(), {1, 2, 3}); });
+  ASSERT_TRUE(longer);
+  EXPECT_EQ(longer->kind(), TensorErrorKind::IncompatibleBroadcast);
+  EXPECT_EQ(longer->axis(), 2u);
+}
+
+}  // namespace
+}  // namespace llm

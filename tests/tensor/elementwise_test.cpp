@@ -1,0 +1,93 @@
+// Elementwise add, multiply and map with NumPy broadcasting.
+#include "llm/tensor/elementwise.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "capture_tensor_error.hpp"
+
+namespace llm {
+namespace {
+
+using testing::capture_tensor_error;
+using testing::values_of;
+
+TEST(Add, BroadcastsAMissingAxisAndAnExtentOneAxis) {
+  const Tensor left({2, 1, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor right({4, 3}, {0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110});
+  const Tensor sum = add(left.view(), right.view());
+  EXPECT_EQ(sum.shape(), (Shape{2, 4, 3}));
+  // sum[i, j, k] = left[i, 0, k] + right[j, k]
+  EXPECT_EQ(values_of(sum), (std::vector<double>{1,  12, 23, 31, 42, 53, 61, 72,  83,  91,  102, 113,
+                                                 4,  15, 26, 34, 45, 56, 64, 75,  86,  94,  105, 116}));
+  EXPECT_EQ(values_of(add(right.view(), left.view())), values_of(sum));
+}
+
+TEST(Add, LeavesBothOperandsUnchanged) {
+  const Tensor left({2}, {1.5, -2.0});
+  const Tensor right = Tensor::scalar(0.25);
+  const Tensor sum = add(left.view(), right.view());
+  EXPECT_EQ(values_of(sum), (std::vector<double>{1.75, -1.75}));
+  EXPECT_EQ(values_of(left), (std::vector<double>{1.5, -2.0}));
+  EXPECT_EQ(values_of(right), (std::vector<double>{0.25}));
+}
+
+TEST(Multiply, ScalesEveryElementByARankZeroOperand) {
+  const Tensor scale = Tensor::scalar(2.5);
+  const Tensor vector({3}, {1, -2, 4});
+  const Tensor left_scalar = multiply(scale.view(), vector.view());
+  EXPECT_EQ(left_scalar.shape(), (Shape{3}));
+  EXPECT_EQ(values_of(left_scalar), (std::vector<double>{2.5, -5.0, 10.0}));
+  EXPECT_EQ(values_of(multiply(vector.view(), scale.view())), values_of(left_scalar));
+}
+
+TEST(Multiply, BroadcastsARowAcrossEveryRowOfAMatrix) {
+  const Tensor matrix({2, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor row({3}, {10, 0, -1});
+  const Tensor column({2, 1}, {2, 3});
+  EXPECT_EQ(values_of(multiply(matrix.view(), row.view())),
+            (std::vector<double>{10, 0, -3, 40, 0, -6}));
+  EXPECT_EQ(values_of(multiply(matrix.view(), column.view())),
+            (std::vector<double>{2, 4, 6, 12, 15, 18}));
+  const Tensor outer = multiply(column.view(), row.view());
+  EXPECT_EQ(outer.shape(), (Shape{2, 3}));
+  EXPECT_EQ(values_of(outer), (std::vector<double>{20, 0, -2, 30, 0, -3}));
+}
+
+TEST(Add, RejectsIncompatibleShapesNamingBothShapesAndTheKind) {
+  const Tensor left = Tensor::zeros({2, 3});
+  const Tensor right = Tensor::zeros({4, 3});
+  const auto error = capture_tensor_error([&] { add(left.view(), right.view()); });
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind(), TensorErrorKind::IncompatibleBroadcast);
+  EXPECT_EQ(error->shape(), (Shape{2, 3}));
+  EXPECT_EQ(error->other_shape(), (Shape{4, 3}));
+  const std::string message = error->what();
+  EXPECT_NE(message.find("[2, 3]"), std::string::npos) << message;
+  EXPECT_NE(message.find("[4, 3]"), std::string::npos) << message;
+  EXPECT_NE(message.find("do not broadcast"), std::string::npos) << message;
+}
+
+TEST(Multiply, RejectsIncompatibleShapesNamingBothShapes) {
+  const Tensor left = Tensor::zeros({3});
+  const Tensor right = Tensor::zeros({2});
+  const auto error = capture_tensor_error([&] { multiply(left.view(), right.view()); });
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind(), TensorErrorKind::IncompatibleBroadcast);
+  EXPECT_EQ(error->shape(), (Shape{3}));
+  EXPECT_EQ(error->other_shape(), (Shape{2}));
+  EXPECT_EQ(error->axis(), 0u);
+}
+
+TEST(MapValues, AppliesTheFunctionToEveryElementKeepingTheShape) {
+  const Tensor source({2, 2}, {1, -2, 3, -4});
+  const Tensor squares = map_values(source.view(), [](double x) { return x * x; });
+  EXPECT_EQ(squares.shape(), (Shape{2, 2}));
+  EXPECT_EQ(values_of(squares), (std::vector<double>{1, 4, 9, 16}));
+  EXPECT_EQ(values_of(source), (std::vector<double>{1, -2, 3, -4}));
+}
+
+}  // namespace
+}  // namespace llm

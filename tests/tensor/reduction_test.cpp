@@ -1,0 +1,103 @@
+// Sums and means along one axis, with and without keeping the axis.
+#include "llm/tensor/reduction.hpp"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "capture_tensor_error.hpp"
+
+namespace llm {
+namespace {
+
+using testing::capture_tensor_error;
+using testing::values_of;
+
+const Tensor matrix({2, 3}, {1, 2, 3, 4, 5, 6});
+
+TEST(SumAxis, SumsColumnsAndRowsWithAndWithoutTheAxis) {
+  const Tensor columns = sum_axis(matrix.view(), 0, false);
+  EXPECT_EQ(columns.shape(), (Shape{3}));
+  EXPECT_EQ(values_of(columns), (std::vector<double>{5, 7, 9}));
+
+  const Tensor kept_columns = sum_axis(matrix.view(), 0, true);
+  EXPECT_EQ(kept_columns.shape(), (Shape{1, 3}));
+  EXPECT_EQ(values_of(kept_columns), (std::vector<double>{5, 7, 9}));
+
+  const Tensor rows = sum_axis(matrix.view(), 1, false);
+  EXPECT_EQ(rows.shape(), (Shape{2}));
+  EXPECT_EQ(values_of(rows), (std::vector<double>{6, 15}));
+
+  const Tensor kept_rows = sum_axis(matrix.view(), 1, true);
+  EXPECT_EQ(kept_rows.shape(), (Shape{2, 1}));
+  EXPECT_EQ(values_of(kept_rows), (std::vector<double>{6, 15}));
+}
+
+TEST(SumAxis, SumsAMiddleAxis) {
+  std::vector<double> values(24);
+  std::iota(values.begin(), values.end(), 0.0);  // source[i, j, k] = 12 i + 4 j + k
+  const Tensor source({2, 3, 4}, std::move(values));
+  const Tensor result = sum_axis(source.view(), 1, false);
+  EXPECT_EQ(result.shape(), (Shape{2, 4}));
+  // sum_j (12 i + 4 j + k) = 36 i + 12 + 3 k
+  EXPECT_EQ(values_of(result), (std::vector<double>{12, 15, 18, 21, 48, 51, 54, 57}));
+}
+
+TEST(SumAxis, SumsAnEmptyAxisToZero) {
+  const Tensor empty = Tensor::zeros({2, 0});
+  const Tensor result = sum_axis(empty.view(), 1, true);
+  EXPECT_EQ(result.shape(), (Shape{2, 1}));
+  EXPECT_EQ(values_of(result), (std::vector<double>{0, 0}));
+}
+
+TEST(SumAxis, RejectsAnAxisNotBelowTheRank) {
+  const auto error = capture_tensor_error([] { sum_axis(matrix.view(), 2, false); });
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind(), TensorErrorKind::InvalidAxis);
+  EXPECT_EQ(error->axis(), 2u);
+  EXPECT_EQ(error->shape(), (Shape{2, 3}));
+
+  const auto scalar = capture_tensor_error([] { sum_axis(Tensor::scalar(1.0).view(), 0, true); });
+  ASSERT_TRUE(scalar);
+  EXPECT_EQ(scalar->kind(), TensorErrorKind::InvalidAxis);
+}
+
+TEST(MeanAxis, DividesEachSumByTheAxisExtent) {
+  const Tensor rows = mean_axis(matrix.view(), 1, false);
+  EXPECT_EQ(rows.shape(), (Shape{2}));
+  EXPECT_EQ(values_of(rows), (std::vector<double>{2, 5}));
+
+  const Tensor kept_rows = mean_axis(matrix.view(), 1, true);
+  EXPECT_EQ(kept_rows.shape(), (Shape{2, 1}));
+  EXPECT_EQ(values_of(kept_rows), (std::vector<double>{2, 5}));
+
+  const Tensor columns = mean_axis(matrix.view(), 0, false);
+  EXPECT_EQ(columns.shape(), (Shape{3}));
+  EXPECT_EQ(values_of(columns), (std::vector<double>{2.5, 3.5, 4.5}));
+
+  const Tensor thirds = mean_axis(Tensor({3}, {1, 1, 2}).view(), 0, false);
+  EXPECT_EQ(thirds.shape(), (Shape{}));
+  EXPECT_EQ(values_of(thirds), (std::vector<double>{4.0 / 3.0}));
+}
+
+TEST(MeanAxis, RejectsAnEmptyAxis) {
+  const Tensor empty = Tensor::zeros({2, 0});
+  const auto error = capture_tensor_error([&] { mean_axis(empty.view(), 1, false); });
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind(), TensorErrorKind::EmptyAxis);
+  EXPECT_EQ(error->axis(), 1u);
+  EXPECT_EQ(error->shape(), (Shape{2, 0}));
+}
+
+TEST(MeanAxis, RejectsAnAxisNotBelowTheRankBeforeCheckingExtents) {
+  const Tensor empty = Tensor::zeros({2, 0});
+  const auto error = capture_tensor_error([&] { mean_axis(empty.view(), 5, true); });
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind(), TensorErrorKind::InvalidAxis);
+  EXPECT_EQ(error->axis(), 5u);
+}
+
+}  // namespace
+}  // namespace llm

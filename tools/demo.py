@@ -1,0 +1,563 @@
+"""Run a chapter's demo, verify its output against expected.txt, or sync it.
+
+A chapter lives in ``chapters/<slug>/`` (``14-scalar-autodiff``: the chapter
+number is the slug's leading digits) and commits the exact bytes its demo
+prints as ``expected.txt``. The build runs the demo into a run directory
+(``build/chapters/<slug>/``) and compares; the four commands are:
+
+``run``
+    Start ``EXE --trace DIR/trace.json`` with stdin on ``/dev/null`` and the
+    repository root as working directory, under a time limit. Only a run that
+    exits with status 0 in time and writes its trace is accepted: its stdout
+    becomes ``DIR/output.txt`` (atomically). The previous ``output.txt``,
+    ``trace.json`` and ``verified.stamp`` are removed before the demo starts,
+    so a failed, hung or interrupted run never leaves stale accepted output.
+    A hung demo is killed with its whole process group.
+``verify``
+    Compare ``DIR/output.txt`` with ``expected.txt`` byte for byte. Equal:
+    touch ``DIR/verified.stamp``. Different: remove the stamp, print a unified
+    diff and the command that accepts the new output. Never writes expected.txt.
+``sync``
+    Copy ``DIR/output.txt`` into ``expected.txt`` (atomically, only if the
+    bytes differ), printing the diff. Refuses when there is no output.
+``check``
+    For ctest: ``run`` into a temporary directory, then compare with
+    expected.txt, touching nothing in ``chapters/`` or ``build/``.
+
+Every command exits 0 on success and 1 on failure; progress goes to stdout
+(one line per step), failures to stderr. ``--root`` points the tools at
+another repository root (the tests use a temporary one).
+
+Usage (from the repository root)::
+
+    python3 -m tools.demo run    --chapter SLUG --executable EXE --run-dir DIR --timeout S
+    python3 -m tools.demo verify --chapter SLUG --run-dir DIR
+    python3 -m tools.demo sync   --chapter SLUG --run-dir DIR
+    python3 -m tools.demo check  --chapter SLUG --executable EXE --timeout S
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tools.fileio import atomic_write_bytes, repository_root
+
+OUTPUT_NAME = "output.txt"
+TRACE_NAME = "trace.json"
+STAMP_NAME = "verified.stamp"
+EXPECTED_NAME = "expected.txt"
+#: How many of a failed demo's last stderr lines the failure message shows.
+STDERR_TAIL_LINES = 20
+#: Seconds to wait for a killed demo's pipes to close.
+_KILL_GRACE_SECONDS = 5.0
+
+_SLUG = re.compile(r"(?P<number>[0-9]+)-[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+class DemoError(Exception):
+    """A failed step of a chapter's demo; ``str()`` is the complete message to print."""
+
+
+# --- Chapters and paths -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """A chapter folder ``chapters/<slug>/`` of a repository.
+
+    Attributes:
+        root: the repository root.
+        slug: the folder name, e.g. ``14-scalar-autodiff``.
+        number: the slug's leading digits as written (``14``), as in ``make chapter-14``.
+    """
+
+    root: Path
+    slug: str
+    number: str
+
+    @classmethod
+    def find(cls, root: Path, slug: str) -> Chapter:
+        """Return the chapter ``slug`` of the repository at ``root``.
+
+        Raises:
+            DemoError: if the slug is not ``NN-kebab-name`` or the folder does not exist.
+        """
+        match = _SLUG.fullmatch(slug)
+        if match is None:
+            raise DemoError(
+                f"chapter slug '{slug}' is not of the form NN-kebab-name "
+                "(e.g. 14-scalar-autodiff)"
+            )
+        chapter = cls(root=root, slug=slug, number=match.group("number"))
+        if not chapter.directory.is_dir():
+            raise DemoError(f"chapter {chapter.number}: no chapter folder {chapter.directory}")
+        return chapter
+
+    @property
+    def directory(self) -> Path:
+        """The chapter's folder."""
+        return self.root / "chapters" / self.slug
+
+    @property
+    def expected(self) -> Path:
+        """The committed expected output."""
+        return self.directory / EXPECTED_NAME
+
+    @property
+    def expected_label(self) -> str:
+        """``chapters/<slug>/expected.txt``, as messages name it."""
+        return f"chapters/{self.slug}/{EXPECTED_NAME}"
+
+    @property
+    def sync_command(self) -> str:
+        """The command that accepts the demo's current output."""
+        return f"make chapter-{self.number} SYNC=1"
+
+    def label(self, path: Path) -> str:
+        """``path`` relative to the repository root if it lies inside, else absolute."""
+        absolute = Path(os.path.abspath(path))
+        try:
+            return absolute.relative_to(os.path.abspath(self.root)).as_posix()
+        except ValueError:
+            return str(absolute)
+
+
+def _remove_results(run_dir: Path) -> None:
+    """Delete the accepted output, trace and stamp of a run directory, if present."""
+    for name in (OUTPUT_NAME, TRACE_NAME, TRACE_NAME + ".tmp", STAMP_NAME):
+        (run_dir / name).unlink(missing_ok=True)
+
+
+# --- Running a demo ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DemoRun:
+    """What one execution of a demo produced.
+
+    Attributes:
+        returncode: the exit status (negative: killed by that signal), or None if it hung.
+        stdout: every byte the demo wrote to stdout.
+        stderr: every byte the demo wrote to stderr.
+        elapsed: wall-clock seconds from start to exit (or to the kill).
+    """
+
+    returncode: int | None
+    stdout: bytes
+    stderr: bytes
+    elapsed: float
+
+    @property
+    def line_count(self) -> int:
+        """Lines of stdout, counting an unterminated last line."""
+        unterminated = 1 if self.stdout and not self.stdout.endswith(b"\n") else 0
+        return self.stdout.count(b"\n") + unterminated
+
+
+def execute(command: Sequence[str], cwd: Path, timeout: float) -> DemoRun:
+    """Run ``command`` in its own process group with stdin on /dev/null.
+
+    Args:
+        command: the program and its arguments.
+        cwd: the working directory.
+        timeout: seconds before the whole process group is killed (the run then hung).
+
+    Raises:
+        OSError: if the program cannot be started.
+    """
+    started = time.monotonic()
+    process = subprocess.Popen(
+        list(command),
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+        return DemoRun(process.returncode, stdout, stderr, time.monotonic() - started)
+    except subprocess.TimeoutExpired:
+        elapsed = time.monotonic() - started
+        _kill_group(process)
+        stdout, stderr = _drain(process)
+        return DemoRun(None, stdout, stderr, elapsed)
+    except BaseException:  # e.g. Ctrl-C: the demo is in its own session, so stop it here
+        _kill_group(process)
+        process.wait()
+        raise
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the process group this module started for ``process``."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _drain(process: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
+    """Collect a killed process's remaining output, unless an escaped child holds its pipes."""
+    try:
+        return process.communicate(timeout=_KILL_GRACE_SECONDS)
+    except subprocess.TimeoutExpired:
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
+        process.wait()
+        return b"", b"(stderr unavailable: a process escaped the demo's process group)\n"
+
+
+def failure_reason(run: DemoRun, timeout: float) -> str | None:
+    """Why a run is not accepted (None if it exited 0 in time)."""
+    code = run.returncode
+    if code is None:
+        return (
+            f"hung: still running after {timeout:g} s; "
+            "raise LLM_DEMO_TIMEOUT if it needs longer"
+        )
+    if code < 0:
+        return f"was killed by signal {_signal_name(-code)}"
+    if code > 0:
+        reason = f"exited with status {code}"
+        if code > 128 and _signal_name(code - 128, default=""):
+            reason += f" (a shell's report of a child killed by {_signal_name(code - 128)})"
+        return reason
+    return None
+
+
+def _signal_name(number: int, default: str | None = None) -> str:
+    """``SIGSEGV`` for 11; ``default`` (or ``signal N``) for an unknown number."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}" if default is None else default
+
+
+def _trace_problem(chapter: Chapter, trace: Path) -> str | None:
+    """Why the trace a successful run left is unusable (None if it is a JSON document)."""
+    if not trace.is_file():
+        return (
+            f"exited with status 0 but wrote no trace {chapter.label(trace)} "
+            "(a demo started with --trace PATH must write it; see chapters/common/demo_trace.hpp)"
+        )
+    try:
+        json.loads(trace.read_bytes())
+    except (ValueError, UnicodeDecodeError) as error:
+        return f"wrote a trace {chapter.label(trace)} that is not valid JSON ({error})"
+    return None
+
+
+def _tail(data: bytes, count: int = STDERR_TAIL_LINES) -> list[str]:
+    """The last ``count`` lines of ``data``, decoded leniently."""
+    return data.decode("utf-8", errors="replace").splitlines()[-count:]
+
+
+def _failure_message(chapter: Chapter, executable: Path, reason: str, run: DemoRun | None) -> str:
+    """The complete message for a demo whose output is refused, ending with its stderr."""
+    demo = chapter.label(executable)
+    lines = [f"chapter {chapter.number}: run ... FAILED: the demo {demo} {reason}"]
+    if run is not None:
+        tail = _tail(run.stderr)
+        if not tail:
+            lines.append("(it wrote nothing to stderr)")
+        else:
+            count = "line" if len(tail) == 1 else f"{len(tail)} lines"
+            lines.append(f"last {count} of its stderr:")
+            lines.extend(f"    {line}" for line in tail)
+    return "\n".join(lines)
+
+
+def run_demo(chapter: Chapter, executable: Path, run_dir: Path, timeout: float) -> DemoRun:
+    """Run the chapter's demo and accept its stdout as ``run_dir/output.txt``.
+
+    The previous output, trace and stamp are removed first; the new output is
+    written only if the demo exits 0 within ``timeout`` seconds and leaves a
+    JSON trace at ``run_dir/trace.json``.
+
+    Raises:
+        DemoError: if the demo cannot start, exits non-zero, dies by a signal,
+            hangs (it is killed), or writes no valid trace; the message names
+            the chapter and executable and shows the end of its stderr.
+    """
+    executable = Path(os.path.abspath(executable))
+    run_dir = Path(os.path.abspath(run_dir))
+    trace = run_dir / TRACE_NAME
+    run_dir.mkdir(parents=True, exist_ok=True)
+    _remove_results(run_dir)
+    try:
+        run = execute([str(executable), "--trace", str(trace)], chapter.root, timeout)
+    except OSError as error:
+        reason = (
+            f"cannot be started ({error.strerror}); build it with make chapter-{chapter.number}"
+        )
+        raise DemoError(_failure_message(chapter, executable, reason, None)) from error
+    reason = failure_reason(run, timeout) or _trace_problem(chapter, trace)
+    if reason is not None:
+        _remove_results(run_dir)
+        raise DemoError(_failure_message(chapter, executable, reason, run))
+    atomic_write_bytes(run_dir / OUTPUT_NAME, run.stdout)
+    return run
+
+
+def run_progress(chapter: Chapter, run: DemoRun) -> str:
+    """``chapter 14: run ... ok (10 lines, 0.02 s)``."""
+    lines = "1 line" if run.line_count == 1 else f"{run.line_count} lines"
+    return f"chapter {chapter.number}: run ... ok ({lines}, {run.elapsed:.2f} s)"
+
+
+# --- Comparing outputs ------------------------------------------------------
+
+
+def _diff_lines(data: bytes) -> list[str]:
+    """Lines split on LF only, each keeping its LF; a final line may lack one."""
+    parts = data.decode("utf-8", errors="replace").split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def _mark_unterminated(diff: Iterator[str]) -> Iterator[str]:
+    """Give every diff line its newline, marking a file's unterminated last line as git does."""
+    for line in diff:
+        yield line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+
+
+def _difference_notes(expected: bytes, actual: bytes, diff_is_empty: bool) -> list[str]:
+    """Notes on differences a text diff shows poorly: final newline, CRLF, undecodable bytes."""
+    notes = []
+    if expected and actual and expected.endswith(b"\n") != actual.endswith(b"\n"):
+        if expected.endswith(b"\n"):
+            notes.append("note: expected.txt ends with a newline and the demo output does not")
+        else:
+            notes.append("note: the demo output ends with a newline and expected.txt does not")
+    if (b"\r\n" in expected) != (b"\r\n" in actual):
+        which = "expected.txt" if b"\r\n" in expected else "the demo output"
+        notes.append(f"note: the line endings differ: {which} has CRLF (\\r\\n) line endings")
+    if diff_is_empty:
+        offset = next(
+            (i for i, (a, b) in enumerate(zip(expected, actual)) if a != b),
+            min(len(expected), len(actual)),
+        )
+        notes.append(
+            f"note: the files differ in bytes that do not show as text, first at byte {offset}"
+        )
+    return notes
+
+
+def unified_diff(expected: bytes, actual: bytes, fromfile: str, tofile: str) -> str:
+    """A unified diff from ``expected`` to ``actual``, with notes for invisible differences.
+
+    Returns "" when the bytes are equal.
+    """
+    if expected == actual:
+        return ""
+    diff = "".join(
+        _mark_unterminated(
+            difflib.unified_diff(_diff_lines(expected), _diff_lines(actual), fromfile, tofile)
+        )
+    )
+    notes = _difference_notes(expected, actual, diff_is_empty=not diff)
+    return diff + "".join(note + "\n" for note in notes)
+
+
+def _read_output(chapter: Chapter, output: Path) -> bytes:
+    """The demo's accepted output, or a DemoError saying how to produce it."""
+    if not output.is_file():
+        raise DemoError(
+            f"chapter {chapter.number}: no demo output {chapter.label(output)}; "
+            f"run the demo first: make chapter-{chapter.number}"
+        )
+    return output.read_bytes()
+
+
+def compare(chapter: Chapter, output: Path, output_label: str) -> None:
+    """Compare the demo output file with the chapter's expected.txt byte for byte.
+
+    Raises:
+        DemoError: if expected.txt or the output is missing, or the bytes
+            differ (the message holds the unified diff and the sync command).
+    """
+    if not chapter.expected.is_file():
+        raise DemoError(
+            f"chapter {chapter.number}: {chapter.expected_label} does not exist; "
+            f"to create it from the demo's output run: {chapter.sync_command}"
+        )
+    actual = _read_output(chapter, output)
+    diff = unified_diff(chapter.expected.read_bytes(), actual, chapter.expected_label, output_label)
+    if diff:
+        raise DemoError(
+            diff
+            + f"chapter {chapter.number}: output drifted from {chapter.expected_label}; "
+            f"to accept the demo's output run: {chapter.sync_command}"
+        )
+
+
+def verify(chapter: Chapter, run_dir: Path) -> str:
+    """Verify ``run_dir/output.txt``: touch ``verified.stamp`` if equal, else remove it.
+
+    Returns:
+        The progress line.
+
+    Raises:
+        DemoError: as :func:`compare`; expected.txt is never written.
+    """
+    output = run_dir / OUTPUT_NAME
+    stamp = run_dir / STAMP_NAME
+    try:
+        compare(chapter, output, f"demo output ({chapter.label(output)})")
+    except DemoError:
+        stamp.unlink(missing_ok=True)
+        raise
+    atomic_write_bytes(stamp, b"")
+    return f"chapter {chapter.number}: verify ... ok"
+
+
+def sync(chapter: Chapter, run_dir: Path) -> str:
+    """Write ``run_dir/output.txt`` into the chapter's expected.txt if the bytes differ.
+
+    Returns:
+        The diff (if any) followed by the progress line.
+
+    Raises:
+        DemoError: if there is no output to sync; expected.txt is then untouched.
+    """
+    output = run_dir / OUTPUT_NAME
+    actual = _read_output(chapter, output)
+    if not chapter.expected.is_file():
+        atomic_write_bytes(chapter.expected, actual)
+        return f"chapter {chapter.number}: expected.txt created"
+    expected = chapter.expected.read_bytes()
+    if expected == actual:
+        return f"chapter {chapter.number}: expected.txt already matches"
+    output_label = f"demo output ({chapter.label(output)})"
+    diff = unified_diff(expected, actual, chapter.expected_label, output_label)
+    atomic_write_bytes(chapter.expected, actual)
+    return diff + f"chapter {chapter.number}: expected.txt updated"
+
+
+def check(
+    chapter: Chapter, executable: Path, timeout: float, progress: Callable[[str], None] = print
+) -> None:
+    """Run the demo into a temporary directory and compare with expected.txt (for ctest).
+
+    Args:
+        chapter: the chapter whose expected.txt is the reference.
+        executable: the demo program.
+        timeout: seconds before the demo counts as hung.
+        progress: receives each progress line (the run's, then the check's).
+
+    Raises:
+        DemoError: if the run fails or the output differs; nothing in the
+            repository is written either way.
+    """
+    with tempfile.TemporaryDirectory(prefix=f"llm-check-{chapter.slug}-") as directory:
+        run = run_demo(chapter, executable, Path(directory), timeout)
+        progress(run_progress(chapter, run))
+        output = Path(directory) / OUTPUT_NAME
+        compare(chapter, output, f"demo output (fresh run of {chapter.label(executable)})")
+    progress(f"chapter {chapter.number}: check ... ok")
+
+
+# --- Command line -----------------------------------------------------------
+
+
+def _positive_seconds(text: str) -> float:
+    """argparse type: a positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"the timeout must be positive, not {text}")
+    return value
+
+
+def _command_run(arguments: argparse.Namespace, chapter: Chapter) -> None:
+    """``run``: execute the demo and accept its output."""
+    run = run_demo(chapter, arguments.executable, arguments.run_dir, arguments.timeout)
+    if run.stderr:
+        print(f"chapter {chapter.number}: the demo wrote to stderr:", file=sys.stderr)
+        sys.stderr.write(run.stderr.decode("utf-8", errors="replace"))
+    print(run_progress(chapter, run))
+
+
+def _command_verify(arguments: argparse.Namespace, chapter: Chapter) -> None:
+    """``verify``: compare the run's output with expected.txt."""
+    print(verify(chapter, arguments.run_dir))
+
+
+def _command_sync(arguments: argparse.Namespace, chapter: Chapter) -> None:
+    """``sync``: copy the run's output into expected.txt."""
+    print(sync(chapter, arguments.run_dir))
+
+
+def _command_check(arguments: argparse.Namespace, chapter: Chapter) -> None:
+    """``check``: run into a temporary directory and compare."""
+    check(chapter, arguments.executable, arguments.timeout)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line interface of ``python3 -m tools.demo``."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--chapter", required=True, metavar="SLUG", help="e.g. 14-scalar-autodiff")
+    common.add_argument(
+        "--root",
+        type=Path,
+        default=repository_root(),
+        help="repository root (default: the directory holding tools/)",
+    )
+    executable = argparse.ArgumentParser(add_help=False)
+    executable.add_argument("--executable", type=Path, required=True, help="the demo program")
+    executable.add_argument(
+        "--timeout",
+        type=_positive_seconds,
+        required=True,
+        help="seconds before the demo counts as hung",
+    )
+    run_dir = argparse.ArgumentParser(add_help=False)
+    run_dir.add_argument("--run-dir", type=Path, required=True, help="e.g. build/chapters/SLUG")
+
+    parser = argparse.ArgumentParser(
+        prog="python3 -m tools.demo", description="Run, verify, sync or check a chapter's demo."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name, parents, handler, summary in (
+        ("run", [common, executable, run_dir], _command_run, "run the demo, accept its output"),
+        ("verify", [common, run_dir], _command_verify, "compare output.txt with expected.txt"),
+        ("sync", [common, run_dir], _command_sync, "copy output.txt into expected.txt"),
+        ("check", [common, executable], _command_check, "run and compare, writing nothing"),
+    ):
+        command = commands.add_parser(name, parents=parents, help=summary)
+        command.set_defaults(handler=handler)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (0 ok, 1 failure)."""
+    arguments = build_parser().parse_args(argv)
+    try:
+        chapter = Chapter.find(arguments.root, arguments.chapter)
+        arguments.handler(arguments, chapter)
+    except DemoError as error:
+        sys.stdout.flush()
+        print(error, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

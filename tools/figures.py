@@ -1,0 +1,176 @@
+"""Building blocks for the figure and table macros of chapter pages.
+
+Every figure in the book is drawn from a demo's own run data (its JSON
+trace); these helpers turn such data into MyST blocks that Sphinx renders:
+
+* :func:`graphviz` -- a Graphviz diagram (``sphinx.ext.graphviz`` draws it as SVG),
+* :func:`svg_figure` -- an SVG file written beside the page (plots from matplotlib),
+* :func:`table` -- a ``list-table`` whose cells are formatted numbers,
+* :func:`fixed`, :func:`sci`, :func:`shortest` -- the three number formats the
+  demos print (Rust's ``{:.12}``, ``{:.12e}`` and ``{:?}``), so a figure shows
+  exactly the digits of the verified output.
+
+A chapter folder may hold ``figures.py`` with chapter-specific macros built
+from these helpers; tools/render.py exposes it to ``chapter.md`` as ``figures``.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from tools.fileio import atomic_write_text
+
+
+@dataclass
+class RenderContext:
+    """State of the page being rendered, shared with the figure macros.
+
+    Attributes:
+        slug: the chapter folder name, e.g. ``14-scalar-autodiff``.
+        asset_dir: where figure files are written (beside the page).
+        asset_prefix: the page-relative path of ``asset_dir``.
+        dependencies: every file the page was built from (for the depfile).
+        listings: number of listings emitted so far.
+        figures: number of figures emitted so far.
+        names: figure and table names used so far (each must be unique).
+    """
+
+    slug: str
+    asset_dir: Path
+    asset_prefix: str
+    dependencies: set[Path] = field(default_factory=set)
+    listings: int = 0
+    figures: int = 0
+    names: set[str] = field(default_factory=set)
+
+
+_context: RenderContext | None = None
+
+
+def begin(context: RenderContext) -> None:
+    """Make ``context`` the page that figure macros write into."""
+    global _context
+    _context = context
+
+
+def current() -> RenderContext:
+    """The page being rendered. Raises RuntimeError outside a render."""
+    if _context is None:
+        raise RuntimeError("figure macros can only be called while a chapter page is rendered")
+    return _context
+
+
+def _claim_name(name: str) -> str:
+    """Registers a figure/table name, which must be kebab-case and unique on the page."""
+    if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", name):
+        raise ValueError(f"figure name {name!r} must be kebab-case")
+    context = current()
+    if name in context.names:
+        raise ValueError(f"figure name {name!r} is used twice on this page")
+    context.names.add(name)
+    context.figures += 1
+    return f"{context.slug}-{name}"
+
+
+def fence(body: str) -> str:
+    """A backtick fence longer than any backtick run inside ``body``."""
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def graphviz(dot: str, caption: str, name: str) -> str:
+    """A Graphviz figure from DOT source, as a MyST ``graphviz`` directive.
+
+    Args:
+        dot: a complete ``digraph``/``graph`` in the DOT language.
+        caption: the figure caption (one line of MyST inline text).
+        name: kebab-case name, unique on the page; the label is ``<slug>-<name>``.
+    """
+    label = _claim_name(name)
+    ticks = fence(dot)
+    return f"{ticks}{{graphviz}}\n:caption: {caption}\n:name: {label}\n:align: center\n\n{dot.rstrip()}\n{ticks}\n"
+
+
+def svg_figure(svg: str, caption: str, name: str) -> str:
+    """Writes ``svg`` beside the page and returns a MyST figure showing it."""
+    label = _claim_name(name)
+    context = current()
+    path = context.asset_dir / f"{name}.svg"
+    atomic_write_text(path, svg)
+    return f"```{{figure}} {context.asset_prefix}/{name}.svg\n:name: {label}\n:align: center\n\n{caption}\n```\n"
+
+
+def table(header: Sequence[str], rows: Iterable[Sequence[Any]], caption: str, name: str) -> str:
+    """A MyST ``list-table`` with one header row; cells are MyST inline text."""
+    label = _claim_name(name)
+    lines = [f"```{{list-table}} {caption}", ":header-rows: 1", f":name: {label}", ""]
+    for row in [list(header), *map(list, rows)]:
+        if len(row) != len(header):
+            raise ValueError(f"table {name!r}: row {row!r} has {len(row)} cells, header has {len(header)}")
+        lines.append(f"* - {row[0]}")
+        lines.extend(f"  - {cell}" for cell in row[1:])
+    lines.append("```")
+    return "\n".join(lines) + "\n"
+
+
+def matplotlib_svg(figure: Any) -> str:
+    """SVG text of a matplotlib figure, byte-identical across runs.
+
+    The date metadata is dropped and element ids are derived from a fixed salt,
+    so an unchanged plot rewrites an unchanged file.
+    """
+    import matplotlib
+
+    matplotlib.rcParams["svg.hashsalt"] = "llm-from-scratch"
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
+    return buffer.getvalue()
+
+
+def _non_finite(value: float) -> str | None:
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return None
+
+
+def fixed(value: float, digits: int = 12) -> str:
+    """``value`` with ``digits`` decimals, as the demos print it (Rust ``{:.12}``)."""
+    return _non_finite(value) or f"{value:.{digits}f}"
+
+
+def sci(value: float, digits: int = 12) -> str:
+    """``value`` in exponent form without exponent padding (Rust ``{:.12e}``): ``8.3e-2``."""
+    special = _non_finite(value)
+    if special:
+        return special
+    mantissa, exponent = f"{value:.{digits}e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def shortest(value: float) -> str:
+    """The shortest text that reads back as ``value`` (Rust ``{:?}``): ``0.1``, ``1e-20``."""
+    special = _non_finite(value)
+    if special:
+        return special
+    text = repr(float(value))
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        return f"{mantissa.removesuffix('.0')}e{int(exponent)}"
+    return text
+
+
+def dot_text(text: str) -> str:
+    """``text`` escaped for a double-quoted DOT string."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def html_text(text: str) -> str:
+    """``text`` escaped for a Graphviz HTML-like label."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

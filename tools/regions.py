@@ -1,0 +1,514 @@
+"""Tagged regions: the named spans of C++ source that chapters show as listings.
+
+A region is marked by two plain line comments, each on a line of its own::
+
+    // region: scalar-reverse-pass
+    ...code...
+    // endregion: scalar-reverse-pass
+
+Syntax
+    A marker is a line whose content after leading whitespace is
+    ``// region: NAME`` or ``// endregion: NAME``. One space after ``//`` and
+    after the colon is the canonical form; any run of spaces or tabs (or none)
+    is accepted there. NAME is kebab-case, ``[a-z0-9]+(-[a-z0-9]+)*``, unique
+    within its file, and the end marker repeats it, so a crossed or
+    mismatched pair is caught. A line that looks like a marker (``//``,
+    optional spaces, then ``region:`` or ``endregion:``) but whose name is
+    missing or not kebab-case is an error, never silently ignored.
+
+Nesting
+    Regions may nest. The marker lines of inner regions never appear in a
+    listing; the code between them does.
+
+Listings
+    A region's listing is the lines strictly between its markers, minus inner
+    marker lines, with trailing whitespace stripped and leading and trailing
+    blank lines dropped (blank lines inside are kept, as empty strings). Tabs
+    are expanded to 8-column tab stops (``str.expandtabs(8)``) before anything
+    else, so indentation is measured in columns and the listing holds the
+    expanded text. The listing is then dedented by the smallest indentation
+    of its non-blank lines. Each listing line keeps its original 1-based line
+    number, so a page can print it and link to the source line. Files may use
+    LF or CRLF line endings; a UTF-8 byte-order mark is ignored.
+
+References
+    A chapter refers to a region as ``path/from/root.cpp#name``, for example
+    ``src/llm/autograd/scalar.cpp#scalar-reverse-pass``. The path must stay
+    inside the repository after ``..`` and symbolic links are resolved.
+
+Errors
+    Every defect raises :class:`RegionError` naming a file and a line: a
+    defect of a reference (unknown file, unknown region, absolute path, a path
+    that leaves the repository) is located at the referring line of the
+    chapter; a defect of the markers (duplicate name, end without start,
+    mismatched end name, unclosed region, malformed marker, empty region) is
+    located in the source file. There is never an empty listing.
+
+Command line (from the repository root)::
+
+    python3 -m tools.regions check [--stamp FILE]   # parse src/ and chapters/
+    python3 -m tools.regions show PATH#NAME         # print one listing
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import re
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from tools.fileio import atomic_write_bytes, repository_root
+
+#: Width of a tab stop when measuring indentation.
+TAB_WIDTH = 8
+#: The file suffixes :func:`check_tree` parses.
+SOURCE_SUFFIXES = (".cpp", ".hpp")
+
+_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_MARKER_LIKE = re.compile(r"\s*//\s*(?:end)?region:")
+_MARKER = re.compile(r"\s*//\s*(?P<kind>region|endregion):\s*(?P<name>.*?)\s*")
+
+
+class RegionError(Exception):
+    """A defect in a region marker or a region reference, located at a file and line.
+
+    Attributes:
+        path: the file at fault, relative to the repository root (posix form).
+        line: the 1-based line at fault, or None when the whole file is meant.
+        message: what is wrong, as a sentence without the location.
+    """
+
+    def __init__(self, path: str, line: int | None, message: str) -> None:
+        self.path = path
+        self.line = line
+        self.message = message
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        if self.line is None:
+            return f"{self.path}: {self.message}"
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Region:
+    """One tagged region and its listing.
+
+    Attributes:
+        path: the source file, relative to the repository root (posix form).
+        name: the region's kebab-case name.
+        start_line: 1-based line number of the ``// region:`` marker.
+        end_line: 1-based line number of the ``// endregion:`` marker.
+        lines: the listing, tab-expanded, dedented, without inner markers,
+            trailing whitespace stripped; never empty.
+        line_numbers: the original 1-based line number of each listing line.
+    """
+
+    path: str
+    name: str
+    start_line: int
+    end_line: int
+    lines: tuple[str, ...]
+    line_numbers: tuple[int, ...]
+
+    @property
+    def reference(self) -> str:
+        """The reference a chapter uses for this region: ``path#name``."""
+        return f"{self.path}#{self.name}"
+
+    @property
+    def text(self) -> str:
+        """The listing as one string, each line ending in a newline."""
+        return "".join(line + "\n" for line in self.lines)
+
+
+# --- Parsing one file -------------------------------------------------------
+
+
+def parse_regions(path_label: str, text: str) -> dict[str, Region]:
+    """Find and validate every region of one source file.
+
+    Args:
+        path_label: the file's path as errors and regions report it
+            (relative to the repository root, posix form).
+        text: the file's content.
+
+    Returns:
+        The file's regions by name, in the order of their start markers.
+
+    Raises:
+        RegionError: for the first defect in the file: a malformed marker, a
+            duplicate name (citing both lines), an end marker without an open
+            region, an end marker naming another region than the innermost
+            open one (naming both), an unclosed region (at its start line),
+            or an empty region (at its start line).
+    """
+    lines = _split_lines(text)
+    open_regions: list[tuple[str, int]] = []
+    first_seen: dict[str, int] = {}
+    marker_lines: set[int] = set()
+    regions: list[Region] = []
+    for number, line in enumerate(lines, start=1):
+        marker = _read_marker(path_label, number, line)
+        if marker is None:
+            continue
+        kind, name = marker
+        marker_lines.add(number)
+        if kind == "region":
+            _check_unique(path_label, number, name, first_seen)
+            first_seen[name] = number
+            open_regions.append((name, number))
+        else:
+            start = _close(path_label, number, name, open_regions)
+            regions.append(_build_region(path_label, name, start, number, lines, marker_lines))
+    if open_regions:
+        name, start = open_regions[-1]
+        raise RegionError(
+            path_label,
+            start,
+            f"region '{name}' is never closed: expected '// endregion: {name}' "
+            f"before the end of the file (line {len(lines)})",
+        )
+    regions.sort(key=lambda region: region.start_line)
+    return {region.name: region for region in regions}
+
+
+def _split_lines(text: str) -> list[str]:
+    """Split on LF only (so line numbers match compilers and editors), dropping CRs."""
+    text = text.removeprefix("\ufeff")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
+def _read_marker(path_label: str, number: int, line: str) -> tuple[str, str] | None:
+    """Return ``(kind, name)`` if the line is a marker, None if it is code.
+
+    Raises:
+        RegionError: if the line looks like a marker but its name is missing
+            or not kebab-case.
+    """
+    if not _MARKER_LIKE.match(line):
+        return None
+    match = _MARKER.fullmatch(line)
+    assert match is not None, "every marker-like line matches the marker pattern"
+    kind, name = match.group("kind"), match.group("name")
+    if not name:
+        raise RegionError(
+            path_label, number, f"malformed {kind} marker: no region name after '{kind}:'"
+        )
+    if not _NAME.fullmatch(name):
+        raise RegionError(
+            path_label,
+            number,
+            f"malformed {kind} marker: region name '{name}' is not kebab-case "
+            "(lowercase letters and digits joined by single hyphens, e.g. 'scalar-reverse-pass')",
+        )
+    return kind, name
+
+
+def _check_unique(path_label: str, number: int, name: str, first_seen: dict[str, int]) -> None:
+    """Raise if a region of this name was already opened in the file."""
+    if name in first_seen:
+        raise RegionError(
+            path_label,
+            number,
+            f"duplicate region name '{name}': already opened at line {first_seen[name]}",
+        )
+
+
+def _close(path_label: str, number: int, name: str, open_regions: list[tuple[str, int]]) -> int:
+    """Pop the innermost open region, which must be ``name``; return its start line."""
+    if not open_regions:
+        raise RegionError(
+            path_label, number, f"end marker for '{name}' without a matching '// region: {name}'"
+        )
+    open_name, start = open_regions[-1]
+    if open_name != name:
+        raise RegionError(
+            path_label,
+            number,
+            f"end marker names '{name}' but the innermost open region is "
+            f"'{open_name}' (opened at line {start})",
+        )
+    open_regions.pop()
+    return start
+
+
+def _build_region(
+    path_label: str, name: str, start: int, end: int, lines: Sequence[str], marker_lines: set[int]
+) -> Region:
+    """Cut the listing of one closed region out of the file's lines."""
+    numbered = [
+        (number, lines[number - 1].expandtabs(TAB_WIDTH).rstrip())
+        for number in range(start + 1, end)
+        if number not in marker_lines
+    ]
+    while numbered and not numbered[0][1]:
+        numbered.pop(0)
+    while numbered and not numbered[-1][1]:
+        numbered.pop()
+    if not numbered:
+        raise RegionError(
+            path_label,
+            start,
+            f"region '{name}' is empty: no code between its markers at lines {start} and {end}",
+        )
+    indent = min(len(text) - len(text.lstrip(" ")) for _, text in numbered if text)
+    return Region(
+        path=path_label,
+        name=name,
+        start_line=start,
+        end_line=end,
+        lines=tuple(text[indent:] for _, text in numbered),
+        line_numbers=tuple(number for number, _ in numbered),
+    )
+
+
+# --- Reading files and resolving references ---------------------------------
+
+_cache: dict[tuple[Path, str], dict[str, Region]] = {}
+
+
+def clear_cache() -> None:
+    """Forget every file parsed so far (the cache lives for one process)."""
+    _cache.clear()
+
+
+def parse_file(file: Path, path_label: str) -> dict[str, Region]:
+    """Read and parse one source file, caching the result for this process.
+
+    Args:
+        file: the file on disk.
+        path_label: its path as errors report it (relative to the repository root).
+
+    Raises:
+        RegionError: located in the file, if it cannot be read, is not UTF-8,
+            or has a marker defect (see :func:`parse_regions`).
+    """
+    key = (file.resolve(), path_label)
+    if key not in _cache:
+        _cache[key] = parse_regions(path_label, _read_source(file, path_label))
+    return _cache[key]
+
+
+def _read_source(file: Path, path_label: str) -> str:
+    """The file's text, decoded as UTF-8, or a RegionError located in it."""
+    try:
+        data = file.read_bytes()
+    except OSError as error:
+        raise RegionError(path_label, None, f"cannot read the file: {error.strerror}") from error
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise RegionError(
+            path_label, line, f"not valid UTF-8 (byte 0x{data[error.start]:02x})"
+        ) from error
+
+
+def resolve_reference(ref: str, root: Path, referrer: str, referrer_line: int) -> Region:
+    """Return the region a chapter names as ``path/from/root.cpp#name``.
+
+    Args:
+        ref: the reference, a path relative to ``root``, ``#``, a region name.
+        root: the repository root.
+        referrer: the referring file (e.g. ``chapters/14-x/chapter.md``) for errors.
+        referrer_line: the 1-based line of the reference in ``referrer``.
+
+    Raises:
+        RegionError: located at ``referrer:referrer_line`` when the reference
+            lacks a ``#``, has an empty or ill-formed part, is absolute, leaves
+            the repository (through ``..`` or a symbolic link), names a file
+            that does not exist, or names a region the file lacks (the message
+            lists the file's regions); located in the referenced file when
+            that file has a marker defect.
+    """
+    path_text, name = _split_reference(ref, referrer, referrer_line)
+    file, label = _locate(path_text, root, referrer, referrer_line)
+    regions = parse_file(file, label)
+    if name not in regions:
+        raise RegionError(referrer, referrer_line, _unknown_region_message(name, label, regions))
+    return regions[name]
+
+
+def _split_reference(ref: str, referrer: str, referrer_line: int) -> tuple[str, str]:
+    """Split ``path#name`` into its two validated parts."""
+    path_text, hash_sign, name = ref.strip().partition("#")
+    usage = "write it as path/from/root.cpp#region-name"
+    if not hash_sign:
+        raise RegionError(referrer, referrer_line, f"region reference '{ref}' has no '#'; {usage}")
+    if not path_text:
+        raise RegionError(
+            referrer, referrer_line, f"region reference '{ref}' has no file path; {usage}"
+        )
+    if not name:
+        raise RegionError(
+            referrer, referrer_line, f"region reference '{ref}' has no region name; {usage}"
+        )
+    if not _NAME.fullmatch(name):
+        raise RegionError(
+            referrer,
+            referrer_line,
+            f"region reference '{ref}': '{name}' is not a kebab-case region name",
+        )
+    return path_text, name
+
+
+def _locate(path_text: str, root: Path, referrer: str, referrer_line: int) -> tuple[Path, str]:
+    """Resolve a reference's path to a file inside ``root`` and its repo-relative label."""
+    if PurePosixPath(path_text).is_absolute() or re.match(r"[A-Za-z]:[\\/]|\\", path_text):
+        raise RegionError(
+            referrer,
+            referrer_line,
+            f"region reference path '{path_text}' is absolute; "
+            "write it from the repository root, e.g. src/llm/autograd/scalar.cpp",
+        )
+    base = root.resolve()
+    lexical = Path(os.path.normpath(base / path_text))
+    if not lexical.is_relative_to(base):
+        raise RegionError(
+            referrer,
+            referrer_line,
+            f"region reference path '{path_text}' leaves the repository (it names {lexical})",
+        )
+    file = (base / path_text).resolve()
+    if not file.is_relative_to(base):
+        raise RegionError(
+            referrer,
+            referrer_line,
+            f"region reference path '{path_text}' leaves the repository "
+            f"through a symbolic link (it resolves to {file})",
+        )
+    if not file.is_file():
+        raise RegionError(referrer, referrer_line, _unknown_file_message(path_text, base))
+    return file, file.relative_to(base).as_posix()
+
+
+def _unknown_file_message(path_text: str, base: Path) -> str:
+    """Say the file does not exist, suggesting a near name in the same directory."""
+    message = f"no such file '{path_text}' in the repository"
+    parent = (base / path_text).parent
+    if parent.is_dir():
+        siblings = sorted(entry.name for entry in parent.iterdir() if entry.is_file())
+        close = difflib.get_close_matches(PurePosixPath(path_text).name, siblings, n=1)
+        if close:
+            suggestion = PurePosixPath(path_text).parent / close[0]
+            message += f" (did you mean '{suggestion}'?)"
+    return message
+
+
+def _unknown_region_message(name: str, label: str, regions: dict[str, Region]) -> str:
+    """Say the region does not exist, listing the file's regions."""
+    if not regions:
+        return (
+            f"unknown region '{name}': {label} has no regions "
+            f"(mark one with '// region: {name}' ... '// endregion: {name}')"
+        )
+    message = f"unknown region '{name}' in {label}; its regions are: {', '.join(regions)}"
+    close = difflib.get_close_matches(name, list(regions), n=1)
+    if close:
+        message += f" (did you mean '{close[0]}'?)"
+    return message
+
+
+# --- Checking the whole tree ------------------------------------------------
+
+
+def source_files(root: Path, directories: Iterable[str] = ("src", "chapters")) -> list[Path]:
+    """Every ``*.cpp`` and ``*.hpp`` file under ``root/<directory>``, sorted.
+
+    Directories that do not exist are skipped.
+    """
+    files: list[Path] = []
+    for directory in directories:
+        top = root / directory
+        if top.is_dir():
+            files.extend(
+                path for path in top.rglob("*") if path.suffix in SOURCE_SUFFIXES and path.is_file()
+            )
+    return sorted(set(files))
+
+
+def check_tree(root: Path, directories: Iterable[str] = ("src", "chapters")) -> int:
+    """Parse every C++ source under ``root``'s directories; return the number of regions.
+
+    Raises:
+        RegionError: the first defect found, files taken in sorted order.
+    """
+    total = 0
+    for file in source_files(root, directories):
+        total += len(parse_file(file, file.relative_to(root).as_posix()))
+    return total
+
+
+# --- Command line -----------------------------------------------------------
+
+
+def _plural(count: int, noun: str) -> str:
+    """``1 file``, ``2 files``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _command_check(arguments: argparse.Namespace) -> int:
+    """``check``: validate every region of the tree; touch the stamp on success."""
+    root: Path = arguments.root
+    files = source_files(root)
+    count = check_tree(root)
+    print(f"regions: {_plural(count, 'region')} in {_plural(len(files), 'file')} ok")
+    if arguments.stamp is not None:
+        atomic_write_bytes(arguments.stamp, b"")
+    return 0
+
+
+def _command_show(arguments: argparse.Namespace) -> int:
+    """``show``: print one region's listing with its original line numbers."""
+    region = resolve_reference(arguments.reference, arguments.root, "<command line>", 1)
+    print(f"{region.reference} (lines {region.start_line}-{region.end_line})")
+    width = len(str(region.line_numbers[-1]))
+    for number, line in zip(region.line_numbers, region.lines):
+        print(f"{number:>{width}}  {line}".rstrip())
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line interface of ``python3 -m tools.regions``."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--root",
+        type=Path,
+        default=repository_root(),
+        help="repository root (default: the directory holding tools/)",
+    )
+    parser = argparse.ArgumentParser(
+        prog="python3 -m tools.regions", description="Check and show tagged C++ regions."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    check = commands.add_parser(
+        "check", parents=[common], help="validate every region under src/ and chapters/"
+    )
+    check.add_argument("--stamp", type=Path, help="file to touch (atomically) on success")
+    check.set_defaults(handler=_command_check)
+    show = commands.add_parser("show", parents=[common], help="print one region's listing")
+    show.add_argument("reference", help="path/from/root.cpp#region-name")
+    show.set_defaults(handler=_command_show)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (0 ok, 1 a region defect)."""
+    arguments = build_parser().parse_args(argv)
+    try:
+        return arguments.handler(arguments)
+    except RegionError as error:
+        print(error, file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,241 @@
+"""Render one chapter page: ``chapters/<slug>/chapter.md`` -> the Sphinx source tree.
+
+A chapter's text is MyST Markdown processed by Jinja2. The template sees:
+
+``listing(ref, caption)``
+    The tagged region ``ref`` (``path/from/root.cpp#region-name``) as a C++
+    listing with its caption, original line numbers and a link to the source.
+``output()``
+    The demo's output, only once it has been verified against expected.txt.
+``trace``
+    The JSON trace the demo wrote during that same run (figure data).
+``figures``
+    The chapter's own ``figures.py`` module, if it has one (see tools/figures.py).
+``fixed``, ``sci``, ``shortest``
+    The demos' number formats, also usable as filters: ``{{ x | fixed }}``.
+
+Usage (the build runs this; see cmake/LlmChapter.cmake)::
+
+    python -m tools.render --chapter 14-scalar-autodiff --run-dir build/chapters/14-scalar-autodiff \\
+        --output build/book/chapters/14-scalar-autodiff.md --depfile build/chapters/14-scalar-autodiff/page.d
+
+Every error names ``chapter.md`` and the line of the macro call that failed (or
+the source file and line of a malformed region); on error no page is left behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+import time
+import traceback
+import types
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from tools import figures
+from tools.fileio import atomic_write_text, repository_root
+from tools.regions import Region, RegionError, resolve_reference
+
+
+class RenderError(Exception):
+    """A chapter page that cannot be rendered; ``str()`` starts with ``file:line:``."""
+
+
+def chapter_number(slug: str) -> str:
+    """The chapter number of a slug: ``14`` for ``14-scalar-autodiff``."""
+    return slug.split("-", 1)[0]
+
+
+def _template_line() -> int | None:
+    """The chapter.md line of the innermost Jinja2 frame on the current stack."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        template = frame.f_globals.get("__jinja_template__")
+        if template is not None:
+            return template.get_corresponding_lineno(frame.f_lineno)
+        frame = frame.f_back
+    return None
+
+
+def _traceback_line(error: BaseException) -> int | None:
+    """The chapter.md line of the innermost Jinja2 frame in ``error``'s traceback."""
+    line = None
+    for frame, lineno in traceback.walk_tb(error.__traceback__):
+        template = frame.f_globals.get("__jinja_template__")
+        if template is not None:
+            line = template.get_corresponding_lineno(lineno)
+    return line
+
+
+def _line_spec(numbers: tuple[int, ...]) -> str:
+    """Compresses sorted line numbers into ``12-20,22-30``."""
+    ranges: list[list[int]] = []
+    for number in numbers:
+        if ranges and number == ranges[-1][1] + 1:
+            ranges[-1][1] = number
+        else:
+            ranges.append([number, number])
+    return ",".join(f"{a}-{b}" if a != b else f"{a}" for a, b in ranges)
+
+
+class ChapterRenderer:
+    """Renders one chapter; holds the paths and the Jinja2 environment."""
+
+    def __init__(self, slug: str, run_dir: Path, output: Path, root: Path | None = None) -> None:
+        self.root = root or repository_root()
+        self.slug = slug
+        self.number = chapter_number(slug)
+        self.chapter_dir = self.root / "chapters" / slug
+        self.source = self.chapter_dir / "chapter.md"
+        self.source_label = f"chapters/{slug}/chapter.md"
+        self.run_dir = run_dir
+        self.output = output
+        self.context = figures.RenderContext(
+            slug=slug, asset_dir=output.parent / slug, asset_prefix=slug
+        )
+
+    # -- macros ------------------------------------------------------------
+
+    def listing(self, ref: str, caption: str) -> str:
+        """The MyST ``listing`` directive for region ``ref`` (see book/_ext/llm_book.py)."""
+        line = _template_line() or 0
+        region: Region = resolve_reference(ref, self.root, self.source_label, line)
+        self.context.dependencies.add(self.root / region.path)
+        self.context.listings += 1
+        body = "\n".join(region.lines)
+        ticks = figures.fence(body)
+        return (
+            f"{ticks}{{listing}} {region.path}#{region.name}\n"
+            f":caption: {caption}\n"
+            f":lines: {_line_spec(region.line_numbers)}\n\n"
+            f"{body}\n{ticks}\n"
+        )
+
+    def output_block(self) -> str:
+        """The verified demo output as a text block."""
+        output = self.run_dir / "output.txt"
+        stamp = self.run_dir / "verified.stamp"
+        if not output.exists() or not stamp.exists() or stamp.stat().st_mtime < output.stat().st_mtime:
+            raise RenderError(
+                f"{self.source_label}:{_template_line() or 0}: the demo output in {output} is not "
+                f"verified against chapters/{self.slug}/expected.txt; run: make chapter-{self.number}"
+            )
+        text = output.read_text(encoding="utf-8")
+        ticks = figures.fence(text)
+        return (
+            f"{ticks}{{code-block}} text\n"
+            f":caption: Output of the chapter {self.number} demo, verified against "
+            f"chapters/{self.slug}/expected.txt\n"
+            f":class: demo-output\n\n{text.rstrip(chr(10))}\n{ticks}\n"
+        )
+
+    # -- rendering ---------------------------------------------------------
+
+    def _load_trace(self) -> Any:
+        path = self.run_dir / "trace.json"
+        if not path.exists():
+            raise RenderError(f"{self.source_label}:1: the demo wrote no trace at {path}; run: make chapter-{self.number}")
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as error:
+            raise RenderError(f"{path}:{error.lineno}: the demo's trace is not valid JSON: {error.msg}") from error
+
+    def _load_figures_module(self) -> types.ModuleType | None:
+        path = self.chapter_dir / "figures.py"
+        if not path.exists():
+            return None
+        self.context.dependencies.add(path)
+        spec = importlib.util.spec_from_file_location(f"chapter_figures_{self.number}", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    def _environment(self) -> jinja2.Environment:
+        environment = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(self.chapter_dir)),
+            undefined=jinja2.StrictUndefined,
+            keep_trailing_newline=True,
+            autoescape=False,
+        )
+        formats = {"fixed": figures.fixed, "sci": figures.sci, "shortest": figures.shortest}
+        environment.filters.update(formats)
+        environment.globals.update(formats)
+        environment.globals.update(
+            listing=self.listing,
+            output=self.output_block,
+            trace=self._load_trace(),
+            figures=self._load_figures_module(),
+            chapter={"number": self.number, "slug": self.slug},
+        )
+        return environment
+
+    def render(self) -> str:
+        """Renders the page text. Raises RenderError naming file and line."""
+        if not self.source.exists():
+            raise RenderError(f"{self.source_label}:1: the chapter has no chapter.md")
+        self.context.dependencies.add(self.source)
+        figures.begin(self.context)
+        try:
+            environment = self._environment()
+            template = environment.get_template("chapter.md")
+            return template.render()
+        except (RenderError, RegionError):
+            raise
+        except jinja2.TemplateSyntaxError as error:
+            raise RenderError(f"{self.source_label}:{error.lineno}: template syntax error: {error.message}") from error
+        except Exception as error:  # any macro or figure failure: locate it in chapter.md
+            line = _traceback_line(error) or 0
+            raise RenderError(f"{self.source_label}:{line}: {type(error).__name__}: {error}") from error
+
+    def write_depfile(self, depfile: Path) -> None:
+        """Writes a Make-style depfile: the page depends on every file it was built from."""
+        def escape(path: Path) -> str:
+            return str(path).replace("\\", "\\\\").replace(" ", "\\ ").replace("#", "\\#")
+
+        dependencies = " \\\n  ".join(escape(path) for path in sorted(self.context.dependencies))
+        atomic_write_text(depfile, f"{escape(self.output)}: \\\n  {dependencies}\n")
+
+
+def _count(number: int, noun: str) -> str:
+    """``1 listing``, ``3 listings``."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point; returns the process exit status."""
+    parser = argparse.ArgumentParser(prog="python -m tools.render", description=__doc__.splitlines()[0])
+    parser.add_argument("--chapter", required=True, help="chapter folder name, e.g. 14-scalar-autodiff")
+    parser.add_argument("--run-dir", required=True, type=Path, help="where the demo's output.txt and trace.json are")
+    parser.add_argument("--output", required=True, type=Path, help="the rendered page to write")
+    parser.add_argument("--depfile", type=Path, help="write a Make-style depfile of the page's inputs here")
+    args = parser.parse_args(argv)
+
+    started = time.monotonic()
+    renderer = ChapterRenderer(args.chapter, args.run_dir.resolve(), args.output.resolve())
+    try:
+        page = renderer.render()
+    except (RenderError, RegionError) as error:
+        args.output.unlink(missing_ok=True)  # never leave a stale page that looks current
+        print(f"error: {error}", file=sys.stderr)
+        print(f"chapter {renderer.number}: render ... FAILED", file=sys.stderr)
+        return 1
+    atomic_write_text(args.output, page)
+    if args.depfile:
+        renderer.write_depfile(args.depfile.resolve())
+    context = renderer.context
+    print(
+        f"chapter {renderer.number}: render ... ok ({_count(context.listings, 'listing')}, "
+        f"{_count(context.figures, 'figure')}, "
+        f"{time.monotonic() - started:.2f} s) -> {args.output}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
