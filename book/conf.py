@@ -53,7 +53,20 @@ nitpick_ignore_regex = [
 graphviz_output_format = "svg"
 
 # Offline math: Debian's MathJax 2, copied into _static/mathjax by llm_book.
+# MyST would write a MathJax 3 configuration; MathJax 2 needs its own, which
+# typesets only the math Sphinx marks up (never a "$" in code or prose).
 mathjax_path = "mathjax/MathJax.js?config=TeX-AMS_CHTML"
+myst_update_mathjax = False
+mathjax2_config = {
+    "tex2jax": {
+        "inlineMath": [["\\(", "\\)"]],
+        "displayMath": [["\\[", "\\]"]],
+        "processEscapes": True,
+        "ignoreClass": "document",
+        "processClass": "math",
+    },
+    "CommonHTML": {"linebreaks": {"automatic": True}},
+}
 
 html_theme = "furo"
 html_title = "LLM from scratch in C++"
@@ -61,8 +74,6 @@ html_static_path = ["_static"]
 html_css_files = ["book.css"]
 html_copy_source = False
 html_show_sourcelink = False
-pygments_style = "sphinx"
-pygments_dark_style = "monokai"
 highlight_language = "cpp"
 
 copybutton_selector = "div.highlight pre"

@@ -17,6 +17,7 @@ from these helpers; tools/render.py exposes it to ``chapter.md`` as ``figures``.
 from __future__ import annotations
 
 import io
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -77,6 +78,14 @@ def _claim_name(name: str) -> str:
     return f"{context.slug}-{name}"
 
 
+def option_text(text: str) -> str:
+    """``text`` as a directive option value: MyST reads options as YAML, where an
+    unquoted ``a: b`` would be a mapping, so the value is written double-quoted."""
+    if "\n" in text:
+        raise ValueError(f"a caption is one line, got {text!r}")
+    return json.dumps(text, ensure_ascii=False)
+
+
 def fence(body: str) -> str:
     """A backtick fence longer than any backtick run inside ``body``."""
     longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
@@ -93,7 +102,7 @@ def graphviz(dot: str, caption: str, name: str) -> str:
     """
     label = _claim_name(name)
     ticks = fence(dot)
-    return f"{ticks}{{graphviz}}\n:caption: {caption}\n:name: {label}\n:align: center\n\n{dot.rstrip()}\n{ticks}\n"
+    return f"{ticks}{{graphviz}}\n:caption: {option_text(caption)}\n:name: {label}\n:align: center\n\n{dot.rstrip()}\n{ticks}\n"
 
 
 def svg_figure(svg: str, caption: str, name: str) -> str:
@@ -108,14 +117,21 @@ def svg_figure(svg: str, caption: str, name: str) -> str:
 def table(header: Sequence[str], rows: Iterable[Sequence[Any]], caption: str, name: str) -> str:
     """A MyST ``list-table`` with one header row; cells are MyST inline text."""
     label = _claim_name(name)
-    lines = [f"```{{list-table}} {caption}", ":header-rows: 1", f":name: {label}", ""]
+    if "\n" in caption:
+        raise ValueError(f"table {name!r}: a caption is one line, got {caption!r}")
+    lines = [":header-rows: 1", f":name: {label}", ""]
     for row in [list(header), *map(list, rows)]:
         if len(row) != len(header):
             raise ValueError(f"table {name!r}: row {row!r} has {len(row)} cells, header has {len(header)}")
         lines.append(f"* - {row[0]}")
         lines.extend(f"  - {cell}" for cell in row[1:])
-    lines.append("```")
-    return "\n".join(lines) + "\n"
+    body = "\n".join(lines)
+    # CommonMark forbids backticks in a backtick fence's info string, so a
+    # caption with inline code opens a tilde fence instead.
+    marker = "~" if "`" in caption else "`"
+    longest = max((len(run) for run in re.findall(f"{re.escape(marker)}+", body)), default=0)
+    ticks = marker * max(3, longest + 1)
+    return f"{ticks}{{list-table}} {caption}\n{body}\n{ticks}\n"
 
 
 def matplotlib_svg(figure: Any) -> str:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import re
 import sys
 import time
 import traceback
@@ -46,6 +47,50 @@ class RenderError(Exception):
     """A chapter page that cannot be rendered; ``str()`` starts with ``file:line:``."""
 
 
+#: The sections every chapter has, in this order (DESIGN.md, "A chapter's text").
+#: Each level-2 heading is preceded by a MyST label ``(chNN-<kind>)=``.
+SECTION_KINDS = (
+    "prediction",
+    "formula",
+    "history",
+    "implementation",
+    "run",
+    "figures",
+    "exercises",
+    "answers",
+    "handoff",
+)
+
+
+def check_sections(text: str, number: str, label: str) -> None:
+    """Checks that the chapter labels its nine sections ``(chNN-<kind>)=`` in order.
+
+    Raises RenderError naming the line of the first label out of order, or the
+    first missing section.
+    """
+    found: list[tuple[str, int]] = []
+    for line_number, line in enumerate(text.splitlines(), start=1):
+        match = re.fullmatch(rf"\(ch{number}-([a-z]+)\)=\s*", line)
+        if match and match.group(1) in SECTION_KINDS:
+            found.append((match.group(1), line_number))
+    previous = -1
+    for kind, line_number in found:
+        position = SECTION_KINDS.index(kind)
+        if position <= previous:
+            raise RenderError(
+                f"{label}:{line_number}: section '{kind}' is out of order; the sections are, in order: "
+                f"{', '.join(SECTION_KINDS)}"
+            )
+        previous = position
+    kinds = [kind for kind, _ in found]
+    missing = [kind for kind in SECTION_KINDS if kind not in kinds]
+    if missing:
+        raise RenderError(
+            f"{label}:1: missing section '{missing[0]}': every chapter labels its sections "
+            f"(ch{number}-<kind>)= in this order: {', '.join(SECTION_KINDS)}"
+        )
+
+
 def chapter_number(slug: str) -> str:
     """The chapter number of a slug: ``14`` for ``14-scalar-autodiff``."""
     return slug.split("-", 1)[0]
@@ -62,13 +107,19 @@ def _template_line() -> int | None:
     return None
 
 
-def _traceback_line(error: BaseException) -> int | None:
-    """The chapter.md line of the innermost Jinja2 frame in ``error``'s traceback."""
+def _traceback_line(error: BaseException, template_file: Path) -> int | None:
+    """The chapter.md line of the innermost template frame in ``error``'s traceback.
+
+    Jinja2 rewrites tracebacks so that template frames carry the template's
+    file name and line; frames it did not rewrite still carry the template object.
+    """
     line = None
     for frame, lineno in traceback.walk_tb(error.__traceback__):
         template = frame.f_globals.get("__jinja_template__")
         if template is not None:
             line = template.get_corresponding_lineno(lineno)
+        elif frame.f_code.co_filename == str(template_file):
+            line = lineno
     return line
 
 
@@ -111,7 +162,7 @@ class ChapterRenderer:
         ticks = figures.fence(body)
         return (
             f"{ticks}{{listing}} {region.path}#{region.name}\n"
-            f":caption: {caption}\n"
+            f":caption: {figures.option_text(caption)}\n"
             f":lines: {_line_spec(region.line_numbers)}\n\n"
             f"{body}\n{ticks}\n"
         )
@@ -127,10 +178,10 @@ class ChapterRenderer:
             )
         text = output.read_text(encoding="utf-8")
         ticks = figures.fence(text)
+        caption = f"Output of the chapter {self.number} demo, verified against chapters/{self.slug}/expected.txt"
         return (
             f"{ticks}{{code-block}} text\n"
-            f":caption: Output of the chapter {self.number} demo, verified against "
-            f"chapters/{self.slug}/expected.txt\n"
+            f":caption: {figures.option_text(caption)}\n"
             f":class: demo-output\n\n{text.rstrip(chr(10))}\n{ticks}\n"
         )
 
@@ -180,6 +231,7 @@ class ChapterRenderer:
         if not self.source.exists():
             raise RenderError(f"{self.source_label}:1: the chapter has no chapter.md")
         self.context.dependencies.add(self.source)
+        check_sections(self.source.read_text(encoding="utf-8"), self.number, self.source_label)
         figures.begin(self.context)
         try:
             environment = self._environment()
@@ -190,7 +242,7 @@ class ChapterRenderer:
         except jinja2.TemplateSyntaxError as error:
             raise RenderError(f"{self.source_label}:{error.lineno}: template syntax error: {error.message}") from error
         except Exception as error:  # any macro or figure failure: locate it in chapter.md
-            line = _traceback_line(error) or 0
+            line = _traceback_line(error, self.source) or 0
             raise RenderError(f"{self.source_label}:{line}: {type(error).__name__}: {error}") from error
 
     def write_depfile(self, depfile: Path) -> None:

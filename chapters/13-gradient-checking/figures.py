@@ -9,7 +9,7 @@
   bit-exact restoration verdict (``trace.nll``).
 * :func:`rejections_table` -- the refused requests (``trace.rejected``).
 
-Text helpers for chapter.md (``tex_sci``, ``flag``, ``slope_quantum`` ...)
+Text helpers for chapter.md (``spacing``, ``tex_step``, ``flag`` ...)
 format trace values the way the demo prints them. Every number shown comes
 from the trace; nothing is typed by hand.
 """
@@ -42,19 +42,6 @@ def spacing(value: float) -> str:
     return sci(value, SPACING_DIGITS)
 
 
-def tex_sci(value: float, digits: int = 12) -> str:
-    """``sci(value, digits)`` as TeX: ``8.333333333333\\times10^{-2}`` (same digits)."""
-    mantissa, _, exponent = sci(value, digits).partition("e")
-    if exponent in ("", "0"):
-        return mantissa
-    return f"{mantissa}\\times10^{{{exponent}}}"
-
-
-def tex_spacing(value: float) -> str:
-    """A 17-digit spacing as TeX, e.g. ``1.00000000000000089\\times10^{-1}``."""
-    return tex_sci(value, SPACING_DIGITS)
-
-
 def flag(value: bool) -> str:
     """``true`` / ``false``, as the demo prints a verdict."""
     return "true" if value else "false"
@@ -66,18 +53,8 @@ def ulp(value: float) -> float:
 
 
 def spacing_in_ulps(difference: Trace, side: str = "minus") -> int:
-    """How many doubles of the point's spacing fit into actual spacing ``h-`` (or ``h+``)."""
+    """How many gaps between neighbouring doubles near the point make up ``h-`` (or ``h+``)."""
     return round(difference[f"{side}_spacing"] / ulp(difference["point"]))
-
-
-def slope_quantum(difference: Trace) -> float:
-    """The smallest nonzero change of a one-sided slope that the rounded values allow.
-
-    Both function values lie in the centre value's binade, so their difference
-    is a whole number of ``ulp(f(theta))``; dividing by the actual spacing ``h-``
-    gives the grid the left slope can take.
-    """
-    return ulp(difference["center_value"]) / difference["minus_spacing"]
 
 
 def tex_step(value: float) -> str:
@@ -140,7 +117,7 @@ def _number_line(axes: Any, example: Trace, title: str) -> None:
               color=PROBE_COLOUR, zorder=3, label=r"actual $\theta_-,\ \theta,\ \theta_+$")
     for x, side in ((-1.0, "-"), (1.0, "+")):
         axes.annotate(rf"$\theta {side} h$", (x, 0.0), xytext=(0, -17), textcoords="offset points",
-                      ha="center", va="top", fontsize=8, color=REQUESTED_COLOUR)
+                      ha="center", va="top", fontsize=9, color=REQUESTED_COLOUR)
 
     # The outer labels open away from the centre, so close probes never collide.
     points = [
@@ -151,7 +128,7 @@ def _number_line(axes: Any, example: Trace, title: str) -> None:
     for x, align, name, point, value in points:
         shift = {"right": 6, "center": 0, "left": -6}[align]
         axes.annotate(f"{name}\n{spacing(point)}\n$f$ = {fixed(value)}", (x, 0.0), xytext=(shift, 12),
-                      textcoords="offset points", ha=align, va="bottom", fontsize=8.5,
+                      textcoords="offset points", ha=align, va="bottom", fontsize=9.5,
                       multialignment="center")
 
     # Each gap's text hangs from the centre outward, under its own arrow.
@@ -165,14 +142,14 @@ def _number_line(axes: Any, example: Trace, title: str) -> None:
         axes.annotate(f"${symbol}$ = {spacing(width)}\n{side} slope {fixed(slope)}\n"
                       f"{side} weight {spacing(weight)}",
                       (0.0, -0.62), xytext=(shift, -6), textcoords="offset points",
-                      ha=align, va="top", fontsize=8.5, color=PROBE_COLOUR, multialignment=align)
+                      ha=align, va="top", fontsize=9.5, color=PROBE_COLOUR, multialignment=align)
 
-    axes.set_title(title, fontsize=10, loc="left")
+    axes.set_title(title, fontsize=11, loc="left")
     axes.set_xlim(-reach * 1.8, reach * 1.8)
     axes.set_ylim(-1.75, 1.25)
     axes.set_yticks([])
-    axes.set_xlabel(r"offset from $\theta$ in units of the requested step $h$", fontsize=8.5)
-    axes.tick_params(axis="x", labelsize=8)
+    axes.set_xlabel(r"offset from $\theta$ in units of the requested step $h$", fontsize=9.5)
+    axes.tick_params(axis="x", labelsize=9)
     for edge in ("left", "right", "top"):
         axes.spines[edge].set_visible(False)
 
@@ -181,7 +158,7 @@ def _panel_title(label: str, example: Trace) -> str:
     """``q(θ) = θ^2 at θ = 3, requested h = ...: symmetric stencil, estimate ...``."""
     d = example["difference"]
     return (
-        f"{label} at $\\theta$ = {shortest(d['point'])}, requested $h$ = {spacing(d['requested_step'])}: "
+        f"{label} at $\\theta$ = ${tex_step(d['point'])}$, requested $h$ = {spacing(d['requested_step'])}: "
         f"{d['stencil']} stencil, estimate {fixed(d['derivative'])}"
     )
 
@@ -193,22 +170,22 @@ def probe_spacing_figure(quadratic: Trace, rounded: Trace) -> str:
     matplotlib.use("Agg")
     from matplotlib import pyplot
 
-    figure, (top, bottom) = pyplot.subplots(2, 1, figsize=(9.0, 6.6))
+    figure, (top, bottom) = pyplot.subplots(2, 1, figsize=(8.6, 7.0))
     _number_line(top, quadratic, _panel_title(r"$q(\theta) = \theta^2$", quadratic))
     _number_line(bottom, rounded, _panel_title(r"$f(x) = x$", rounded))
     handles, labels = top.get_legend_handles_labels()
     figure.tight_layout(h_pad=2.0)
     figure.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2,
-                  fontsize=8.5, frameon=False)
+                  fontsize=9.5, frameon=False)
     svg = matplotlib_svg(figure)
     pyplot.close(figure)
 
     q, r = quadratic["difference"], rounded["difference"]
     caption = (
-        f"Requested against actual probes. Top: for $\\theta^2$ at {shortest(q['point'])} both actual "
+        f"Requested against actual probes. Top: for $\\theta^2$ at ${tex_step(q['point'])}$ both actual "
         f"spacings are {spacing(q['minus_spacing'])}, not the requested {spacing(q['requested_step'])}, "
         f"but they are equal, so the weights are {spacing(q['left_weight'])} each. Bottom: for $x$ at "
-        f"{shortest(r['point'])} the probes round to different distances, {spacing(r['minus_spacing'])} "
+        f"${tex_step(r['point'])}$ the probes round to different distances, {spacing(r['minus_spacing'])} "
         f"and {spacing(r['plus_spacing'])}; the shorter side gets the larger weight."
     )
     return svg_figure(svg, caption, "probe-spacing")
@@ -237,10 +214,14 @@ def _side(steps: Sequence[float], index: int, decades: float = 2.5) -> int:
     """-1 to label a point on its left, +1 on its right, 0 centred.
 
     A point with a close neighbour (within ``decades``) is labelled on the
-    side away from it, so the labels of a close pair never collide.
+    side away from it, so the labels of a close pair never collide; the
+    outermost points are centred so their labels stay inside the axes.
     """
-    here = math.log10(steps[index])
-    close = [math.log10(s) - here for i, s in enumerate(steps) if i != index and abs(math.log10(s) - here) <= decades]
+    logs = [math.log10(s) for s in steps]
+    here = logs[index]
+    if here in (min(logs), max(logs)):
+        return 0
+    close = [x - here for i, x in enumerate(logs) if i != index and abs(x - here) <= decades]
     if not close:
         return 0
     return -1 if min(close, key=abs) > 0 else 1
@@ -256,7 +237,7 @@ def _label_point(axes: Any, step: float, error: float, record: Trace, side: int)
         f"{record['phase']}\n$n$ = {fixed(record['numerical'])}\n$e$ = {sci(record['scaled_error'], 3)}",
         (step, error), xytext=(8 * side, 8 * up), textcoords="offset points",
         ha={-1: "right", 0: "center", 1: "left"}[side], va="bottom" if up > 0 else "top",
-        fontsize=7.5, color=PASS_COLOUR if record["passed"] else FAIL_COLOUR,
+        fontsize=8.5, color=PASS_COLOUR if record["passed"] else FAIL_COLOUR,
     )
 
 
@@ -271,7 +252,7 @@ def step_scan_figure(scan: Trace) -> str:
     steps = [r["requested_step"] for r in records]
     errors = _positive([r["scaled_error"] for r in records])
 
-    figure, axes = pyplot.subplots(figsize=(8.0, 5.0))
+    figure, axes = pyplot.subplots(figsize=(8.0, 5.4))
     axes.set_xscale("log")
     axes.set_yscale("log")
     axes.plot(steps, errors, color="#455a64", linewidth=1.0, zorder=2)
@@ -296,16 +277,16 @@ def step_scan_figure(scan: Trace) -> str:
     low, high = min(errors + [scan["tolerance"]]), max(errors + [scan["tolerance"]])
     axes.set_ylim(low / 3e3, high * 3e3)
     axes.set_xlim(min(steps) / 1e3, max(steps) * 1e3)
-    axes.set_xlabel(r"requested step $h$", fontsize=9)
-    axes.set_ylabel(r"scaled error $e = |a/s - n/s|$", fontsize=9)
+    axes.set_xlabel(r"requested step $h$", fontsize=10)
+    axes.set_ylabel(r"scaled error $e = |a/s - n/s|$", fontsize=10)
     axes.set_title(
         f"$g(\\theta) = \\theta^3 - 2\\theta$ at $\\theta$ = {shortest(scan['point'])}, "
         f"analytic $a$ = {fixed(scan['analytic'])}",
-        fontsize=10, loc="left",
+        fontsize=11, loc="left",
     )
-    axes.tick_params(labelsize=8)
+    axes.tick_params(labelsize=9)
     axes.grid(True, which="major", color="#eeeeee", linewidth=0.8)
-    axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), fontsize=8, frameon=False, ncol=3)
+    axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), fontsize=9, frameon=False, ncol=3)
     svg = matplotlib_svg(figure)
     pyplot.close(figure)
 
@@ -314,7 +295,7 @@ def step_scan_figure(scan: Trace) -> str:
     caption = (
         f"Scaled error of the central difference against the requested step, {len(records)} steps. "
         f"{len(passing)} of them pass the tolerance {sci(scan['tolerance'])}; the lowest error, "
-        f"{sci(best['scaled_error'])}, is at requested $h$ = {shortest(best['requested_step'])}. "
+        f"{sci(best['scaled_error'])}, is at requested $h = {tex_step(best['requested_step'])}$. "
         "Larger steps are limited by truncation, smaller ones by rounding."
     )
     return svg_figure(svg, caption, "step-scan")
@@ -324,35 +305,34 @@ def step_scan_figure(scan: Trace) -> str:
 
 
 def coordinate_table(nll: Trace) -> str:
-    """Figure 3: each sampled logit coordinate, its two gradients, scaled error and verdict."""
+    """Figure 3: each sampled logit coordinate, its two gradients, scaled error and verdict.
+
+    The caption sits in the opening line of a backtick fence, so it must not
+    contain backticks (CommonMark ends the info string there).
+    """
     header = [
-        "Sample $k$",
-        "Flat offset",
-        "Coordinate $[r, c]$",
-        "Logit $\\theta$",
-        "Actual $h_-$, $h_+$",
+        "Flat offset → coordinate",
+        "Logit $\\theta$ (probes)",
         "Analytic $a$",
         "Numerical $n$",
         "Scaled error $e$",
         "Pass",
     ]
-    rows = []
-    for k, check in enumerate(nll["checks"]):
-        d = check["difference"]
-        rows.append([
-            str(k),
-            str(check["flat_index"]),
-            f"`{check['coordinate']}`",
-            shortest(d["point"]),
-            f"{spacing(d['minus_spacing'])}, {spacing(d['plus_spacing'])} ({d['stencil']})",
+    rows = [
+        [
+            f"{check['flat_index']} → `{check['coordinate']}`",
+            f"{shortest(check['difference']['point'])} ({check['difference']['stencil']})",
             fixed(check["analytic"]),
             fixed(check["numerical"]),
             sci(check["scaled_error"]),
             "✓" if check["passed"] else "✗ FAIL",
-        ])
+        ]
+        for check in nll["checks"]
+    ]
     caption = (
-        f"The {len(nll['checks'])} sampled coordinates of logits `{nll['logits']['shape']}` at "
-        f"tolerance {sci(nll['tolerance'])}, requested $h$ = {shortest(nll['step'])}. "
+        f"The {len(nll['checks'])} sampled coordinates of the logits, shape {nll['logits']['shape']}, "
+        f"in sample order $k = 0, \\ldots, {len(nll['checks']) - 1}$, at "
+        f"tolerance {sci(nll['tolerance'])} and requested $h = {tex_step(nll['step'])}$. "
         f"Logits restored bit for bit afterwards: {'yes' if nll['restored_exactly'] else 'NO'}."
     )
     return table(header, rows, caption, "sampled-coordinates")

@@ -130,31 +130,25 @@ def graph_figure(reused: Trace) -> str:
 
 
 def ledger_table(reused: Trace) -> str:
-    """Figure 2: one row per operand edge, in the order the reverse pass processed it."""
-    header = [
-        "Reverse order",
-        "Consuming result $c(e)$",
-        "Operand use",
-        "Operand",
-        "Local derivative $d_e$",
-        "Upstream adjoint $\\overline{c(e)}$",
-        "Contribution",
-        "Operand adjoint before → after",
+    """Figure 2: the reverse ledger, one column per operand edge in the order the pass processed it.
+
+    The table is transposed (fields as rows) so that all eight fields fit the
+    page width and the pass reads left to right in time.
+    """
+    edges = reused["edges"]
+    fields = [
+        ("Consuming result $c(e)$", lambda edge: edge["result"]),
+        ("Operand use", lambda edge: str(edge["operand_slot"])),
+        ("Operand", lambda edge: edge["operand"]),
+        ("Local derivative $d_e$", lambda edge: fixed(edge["local_derivative"])),
+        ("Upstream adjoint $\\overline{c(e)}$", lambda edge: fixed(edge["upstream_adjoint"])),
+        ("Contribution $\\overline{c(e)}\\,d_e$", lambda edge: fixed(edge["contribution"])),
+        ("Operand adjoint before", lambda edge: optional_fixed(edge["operand_adjoint_before"])),
+        ("Operand adjoint after", lambda edge: optional_fixed(edge["operand_adjoint_after"])),
     ]
-    rows = [
-        [
-            str(edge["reverse_index"]),
-            edge["result"],
-            str(edge["operand_slot"]),
-            edge["operand"],
-            fixed(edge["local_derivative"]),
-            fixed(edge["upstream_adjoint"]),
-            fixed(edge["contribution"]),
-            f'{optional_fixed(edge["operand_adjoint_before"])} → {optional_fixed(edge["operand_adjoint_after"])}',
-        ]
-        for edge in reused["edges"]
-    ]
-    return table(header, rows, "The reverse ledger of the first pass, edge by edge", "reverse-ledger")
+    header = ["Reverse order", *(str(edge["reverse_index"]) for edge in edges)]
+    rows = [[f"**{label}**", *(cell(edge) for edge in edges)] for label, cell in fields]
+    return table(header, rows, "The reverse ledger of the first pass, one column per operand edge", "reverse-ledger")
 
 
 def _state_card(state: Mapping[str, Any], names: Sequence[str]) -> str:
@@ -217,35 +211,47 @@ def stored_states_figure(reused: Trace) -> str:
 
 
 def checks_table(detach: Trace, nonlinear: Trace, gradcheck: Trace) -> str:
-    """Figure 4: what detach, the nonlinear chain and the numerical cross-check produced."""
-    header = ["Check", "Expression", "Input", "Value", "Result"]
-    rows = [
-        [
-            "detach",
-            f'`{detach["expression"]}`',
-            f'$x = {fixed(detach["input"])}$',
-            fixed(detach["value"]),
-            f'stored grad of $x$: {fixed(detach["x_gradient"])}; '
-            f'detached copy: {optional_fixed(detach["detached_gradient"])} (untracked)',
-        ],
-        [
-            "nonlinear chain",
-            f'`{nonlinear["expression"]}`',
-            f'$x = {fixed(nonlinear["input"])}$',
-            fixed(nonlinear["value"]),
-            f'stored grad of $x$: {fixed(nonlinear["gradient"])}',
-        ],
-        [
-            "central difference",
-            f'`{gradcheck["expression"]}`',
-            f'$x = {fixed(gradcheck["point"])}$, $h = {shortest(gradcheck["step"])}$',
-            "—",
-            f'analytic {fixed(gradcheck["analytic"])}, numerical {fixed(gradcheck["numerical"])}, '
-            f'scaled error {sci(gradcheck["scaled_error"])} ≤ {sci(gradcheck["tolerance"])}: '
-            f'{"pass" if gradcheck["passed"] else "FAIL"}',
-        ],
+    """Figure 4: what detach, the nonlinear chain and the numerical cross-check produced.
+
+    One row per reported quantity, grouped by example, so the table stays narrow.
+    """
+    verdict = "pass" if gradcheck["passed"] else "FAIL"
+    groups = [
+        (
+            f'detach, `{detach["expression"]}` at $x = {fixed(detach["input"])}$',
+            [
+                ("value", fixed(detach["value"])),
+                ("stored gradient of $x$", fixed(detach["x_gradient"])),
+                ("stored gradient of the detached copy", f'{optional_fixed(detach["detached_gradient"])} (untracked)'),
+            ],
+        ),
+        (
+            f'nonlinear chain, `{nonlinear["expression"]}` at $x = {fixed(nonlinear["input"])}$',
+            [
+                ("value", fixed(nonlinear["value"])),
+                ("stored gradient of $x$", fixed(nonlinear["gradient"])),
+            ],
+        ),
+        (
+            f'central difference of `{gradcheck["expression"]}` at $x = {fixed(gradcheck["point"])}$',
+            [
+                ("requested step $h$", shortest(gradcheck["step"])),
+                ("probes $x - h$, $x + h$", f'{shortest(gradcheck["minus_point"])}, {shortest(gradcheck["plus_point"])}'),
+                ("analytic (reverse mode)", fixed(gradcheck["analytic"])),
+                ("numerical", fixed(gradcheck["numerical"])),
+                ("scaled error", sci(gradcheck["scaled_error"])),
+                ("tolerance", sci(gradcheck["tolerance"])),
+                ("verdict", verdict),
+            ],
+        ),
     ]
-    return table(header, rows, "Detach, a nonlinear chain and the numerical cross-check", "scalar-checks")
+    rows = [
+        [title if index == 0 else "", quantity, value]
+        for title, quantities in groups
+        for index, (quantity, value) in enumerate(quantities)
+    ]
+    return table(["Example", "Quantity", "Value"], rows,
+                 "Detach, a nonlinear chain and the numerical cross-check", "scalar-checks")
 
 
 def _evidence_text(evidence: Mapping[str, Any]) -> str:

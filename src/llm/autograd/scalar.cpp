@@ -161,6 +161,7 @@ std::vector<Scalar::Node*> Scalar::topology() const {
 // endregion: scalar-topology
 
 // region: scalar-reverse-pass
+// region: scalar-reverse-walk
 BackwardPass Scalar::backward() {
   return backward_with_seed(1.0);
 }
@@ -216,7 +217,9 @@ BackwardPass Scalar::backward_with_seed(double seed) {
       edges.push_back(record);
     }
   }
+// endregion: scalar-reverse-walk
 
+// region: scalar-reverse-commit
   // Validate every prospective stored sum before committing any of them.
   std::vector<BackwardNode> nodes;
   nodes.reserve(order.size());
@@ -245,6 +248,7 @@ BackwardPass Scalar::backward_with_seed(double seed) {
   }
   return BackwardPass{seed, std::move(nodes), std::move(edges)};
 }
+// endregion: scalar-reverse-commit
 // endregion: scalar-reverse-pass
 
 // region: scalar-zero-grad

@@ -1,0 +1,165 @@
+"""Tests of tools/render.py: chapter pages, macros, and errors located in chapter.md."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from tools import figures, render
+from tools.regions import RegionError
+
+SECTIONS = "\n\n".join(f"(ch99-{kind})=\n## {kind.title()}\n" for kind in render.SECTION_KINDS)
+SOURCE = """\
+int before();
+// region: answer
+int answer() {
+  return 42;
+}
+// endregion: answer
+"""
+
+
+def make_repository(tmp_path: Path, body: str, *, verified: bool = True) -> tuple[Path, Path]:
+    """A repository with chapter 99 whose chapter.md is ``body`` + the nine sections."""
+    root = tmp_path / "repo"
+    chapter = root / "chapters" / "99-test-chapter"
+    chapter.mkdir(parents=True)
+    (root / "tools").mkdir()
+    (root / "src").mkdir()
+    (root / "src" / "answer.cpp").write_text(SOURCE)
+    (chapter / "chapter.md").write_text(f"# Test chapter\n\n{body}\n\n{SECTIONS}")
+    run_dir = root / "build" / "chapters" / "99-test-chapter"
+    run_dir.mkdir(parents=True)
+    (run_dir / "output.txt").write_text("value=1.000000000000\n")
+    (run_dir / "trace.json").write_text(json.dumps({"loss": 0.6931471805599453, "tiny": 1e-20}))
+    if verified:
+        time.sleep(0.01)
+        (run_dir / "verified.stamp").write_text("")
+    return root, run_dir
+
+
+def renderer(root: Path, run_dir: Path) -> render.ChapterRenderer:
+    output = root / "build" / "book" / "chapters" / "99-test-chapter.md"
+    return render.ChapterRenderer("99-test-chapter", run_dir, output, root=root)
+
+
+def test_listing_keeps_original_line_numbers_and_links_the_region(tmp_path: Path) -> None:
+    root, run_dir = make_repository(tmp_path, '{{ listing("src/answer.cpp#answer", "The answer") }}')
+    page = renderer(root, run_dir).render()
+    assert "```{listing} src/answer.cpp#answer\n:caption: \"The answer\"\n:lines: 3-5\n\nint answer() {\n  return 42;\n}\n```" in page
+
+
+def test_caption_with_a_colon_is_quoted_for_myst(tmp_path: Path) -> None:
+    root, run_dir = make_repository(tmp_path, '{{ listing("src/answer.cpp#answer", "Step 1: the \\"answer\\"") }}')
+    page = renderer(root, run_dir).render()
+    assert ':caption: "Step 1: the \\"answer\\""\n' in page
+
+
+def test_output_and_trace_values_use_the_demo_formats(tmp_path: Path) -> None:
+    root, run_dir = make_repository(tmp_path, "{{ output() }}\nloss={{ trace.loss | fixed }} tiny={{ trace.tiny | shortest }}")
+    page = renderer(root, run_dir).render()
+    assert "value=1.000000000000\n```" in page
+    assert "loss=0.693147180560 tiny=1e-20" in page
+
+
+def test_unknown_region_names_the_chapter_line(tmp_path: Path) -> None:
+    root, run_dir = make_repository(tmp_path, 'text\n\n{{ listing("src/answer.cpp#missing", "x") }}')
+    with pytest.raises(RegionError) as caught:
+        renderer(root, run_dir).render()
+    assert str(caught.value).startswith("chapters/99-test-chapter/chapter.md:5:")
+    assert "missing" in str(caught.value)
+
+
+def test_unverified_output_is_refused(tmp_path: Path) -> None:
+    root, run_dir = make_repository(tmp_path, "{{ output() }}", verified=False)
+    with pytest.raises(render.RenderError, match=r"chapter.md:3: .*not verified"):
+        renderer(root, run_dir).render()
+
+
+def test_output_newer_than_its_verification_is_refused(tmp_path: Path) -> None:
+    root, run_dir = make_repository(tmp_path, "{{ output() }}")
+    stamp = run_dir / "verified.stamp"
+    os.utime(stamp, (stamp.stat().st_mtime - 10, stamp.stat().st_mtime - 10))
+    with pytest.raises(render.RenderError, match="not verified"):
+        renderer(root, run_dir).render()
+
+
+def test_undefined_trace_key_names_the_chapter_line(tmp_path: Path) -> None:
+    root, run_dir = make_repository(tmp_path, "one\ntwo\n{{ trace.nothing_here }}")
+    with pytest.raises(render.RenderError, match=r"chapter.md:5: UndefinedError"):
+        renderer(root, run_dir).render()
+
+
+def test_template_syntax_error_names_the_chapter_line(tmp_path: Path) -> None:
+    root, run_dir = make_repository(tmp_path, "{{ listing( }}")
+    with pytest.raises(render.RenderError, match=r"chapter.md:3: template syntax error"):
+        renderer(root, run_dir).render()
+
+
+def test_missing_section_is_an_error(tmp_path: Path) -> None:
+    root, run_dir = make_repository(tmp_path, "")
+    chapter = root / "chapters" / "99-test-chapter" / "chapter.md"
+    chapter.write_text(chapter.read_text().replace("(ch99-history)=\n", ""))
+    with pytest.raises(render.RenderError, match=r"chapter.md:1: missing section 'history'"):
+        renderer(root, run_dir).render()
+
+
+def test_sections_out_of_order_name_the_line(tmp_path: Path) -> None:
+    root, run_dir = make_repository(tmp_path, "(ch99-formula)=\n## Formula first\n")
+    with pytest.raises(render.RenderError, match=r"chapter.md:7: section 'prediction' is out of order"):
+        renderer(root, run_dir).render()
+
+
+def test_main_writes_page_and_depfile_and_removes_a_stale_page_on_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root, run_dir = make_repository(tmp_path, '{{ listing("src/answer.cpp#answer", "The answer") }}')
+    page = root / "build" / "book" / "chapters" / "99-test-chapter.md"
+    depfile = run_dir / "page.d"
+    arguments = ["--chapter", "99-test-chapter", "--run-dir", str(run_dir), "--output", str(page), "--depfile", str(depfile)]
+    original_root = render.repository_root
+    render.repository_root = lambda: root  # type: ignore[assignment]
+    try:
+        assert render.main(arguments) == 0
+        assert page.exists()
+        assert str(root / "src" / "answer.cpp") in depfile.read_text()
+        assert "1 listing, 0 figures" in capsys.readouterr().out
+        (root / "src" / "answer.cpp").write_text(SOURCE.replace("// endregion: answer", "// endregion: other"))
+        from tools import regions
+
+        regions.clear_cache()
+        assert render.main(arguments) == 1
+        assert not page.exists()
+        error = capsys.readouterr().err
+        assert "src/answer.cpp:6:" in error and "'other'" in error and "'answer'" in error
+    finally:
+        render.repository_root = original_root  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize(
+    ("value", "fixed", "sci", "shortest"),
+    [
+        (0.0, "0.000000000000", "0.000000000000e0", "0.0"),
+        (1 / 12, "0.083333333333", "8.333333333333e-2", "0.08333333333333333"),
+        (1e-20, "0.000000000000", "1.000000000000e-20", "1e-20"),
+        (1.5e16, "15000000000000000.000000000000", "1.500000000000e16", "1.5e16"),
+        (-0.0, "-0.000000000000", "-0.000000000000e0", "-0.0"),
+        (float("inf"), "inf", "inf", "inf"),
+        (float("nan"), "NaN", "NaN", "NaN"),
+    ],
+)
+def test_number_formats_match_the_demos(value: float, fixed: str, sci: str, shortest: str) -> None:
+    assert figures.fixed(value) == fixed
+    assert figures.sci(value) == sci
+    assert figures.shortest(value) == shortest
+
+
+def test_table_caption_with_inline_code_opens_a_tilde_fence(tmp_path: Path) -> None:
+    figures.begin(figures.RenderContext(slug="99-test", asset_dir=tmp_path, asset_prefix="99-test"))
+    text = figures.table(["a", "b"], [["`x`", "1"]], "Values of `x`", "values")
+    assert text.startswith("~~~{list-table} Values of `x`\n:header-rows: 1\n:name: 99-test-values\n")
+    assert text.endswith("\n~~~\n")
+    plain = figures.table(["a"], [["1"]], "Plain", "plain")
+    assert plain.startswith("```{list-table} Plain\n")
