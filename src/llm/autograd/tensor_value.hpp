@@ -39,6 +39,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -341,9 +342,65 @@ class TensorValue {
   TensorValue mean_axis(std::size_t axis, bool keep_dim = false) const;
 
   // --- Model operations (chapter 16) -------------------------------------------
-  // Chapter 16 declares matmul, gather_rows, exp, log, silu, log_softmax and
-  // indexed_mean_nll here and defines them in src/llm/autograd/model_ops.cpp
-  // with record(), like the operations above (see the file head).
+  // Declared here, defined with record() beside their VJPs in
+  // src/llm/autograd/model_ops.cpp (matmul, gather_rows),
+  // model_activation_ops.cpp (exp, log, silu) and model_probability_ops.cpp
+  // (log_softmax, indexed_mean_nll). ModelOpError is in model_ops.hpp.
+
+  // region: model-operation-declarations
+  /// The matrix product over the last two axes, batch axes broadcast (chapter 16):
+  /// this [..., M, K] times other [..., K, N] gives [batch..., M, N]
+  /// ([B, T, C] times [C, V] gives [B, T, V]). VJPs: dA = dC B^T and
+  /// dB = A^T dC, each summed over the batch axes its operand was broadcast
+  /// along, back to that operand's shape. Saves both operand values (shared).
+  /// @throws TensorError MatMulRank, MatMulInnerMismatch, IncompatibleBroadcast.
+  /// @throws TensorAutodiffError NonFiniteResult if a product sum overflows.
+  TensorValue matmul(const TensorValue& other) const;
+
+  /// Rows of this table [R, D] selected by `ids`, laid out as `index_shape`
+  /// (chapter 16): the result is index_shape + [D] ([B, T] token IDs give
+  /// [B, T, D]) and owns copies of the rows. IDs choose destinations; they are not operands
+  /// and receive no gradient. VJP: each output row's adjoint is added into
+  /// the table row its ID selected (repeated IDs accumulate, no mean).
+  /// Validation order as RowGatherPlan::checked (model_ops.hpp).
+  /// @throws ModelOpError GatherTableRank, GatherIndexCountMismatch,
+  ///         GatherIndexOutOfBounds (the first bad ID in flat order).
+  /// @throws TensorError ShapeOverflow for index_shape or the output shape.
+  TensorValue gather_rows(std::span<const std::size_t> ids, const Shape& index_shape) const;
+
+  /// e^x elementwise, same shape (chapter 16). VJP: upstream times the saved output.
+  /// @throws TensorAutodiffError NonFiniteResult if e^x overflows (x > ~709.78).
+  TensorValue exp() const;
+
+  /// ln x elementwise (natural log), same shape (chapter 16); every x must be positive.
+  /// VJP: upstream divided by the saved input.
+  /// @throws ModelOpError LogNonPositiveInput naming the first x <= 0 in
+  ///         row-major order (ln 0 = -inf and ln of a negative number is
+  ///         undefined, so this is a domain error of the operation, reported
+  ///         before anything is computed).
+  TensorValue log() const;
+
+  /// SiLU x * sigmoid(x) elementwise with the stable sigmoid, same shape
+  /// (chapter 16); finite for every finite x (silu(-1000) = -0, silu(1000) = 1000).
+  /// VJP: upstream * sigmoid(x) * (1 + x (1 - sigmoid(x))) from the saved input.
+  TensorValue silu() const;
+
+  /// Stable log-softmax along `axis` (V classes), same shape [..., V, ...] (chapter 16).
+  /// One checked forward call emits the log-probabilities and, from the same
+  /// per-group statistics, the probabilities P, which are saved: the VJP
+  /// dx = g - P * sum_axis(g) never normalizes again. Finite for logits of +-1000.
+  /// @throws TensorError InvalidAxis, EmptyAxis.
+  TensorValue log_softmax(std::size_t axis) const;
+
+  /// Mean negative log-likelihood [] of `targets` (chapter 16): one class per
+  /// group of the class axis `axis`, in flat group order; the loss is
+  /// (1/G) sum_g -log P[g, t_g], natural log.
+  /// One checked forward call emits the loss and the probabilities P, which
+  /// are saved: dZ[g, c] = (L/G) (P[g, c] - [c = t_g]) with L the upstream.
+  /// @throws TensorError InvalidAxis, EmptyAxis, TargetCountMismatch,
+  ///         EmptyTargets, TargetOutOfRange (first failing group), in that order.
+  TensorValue indexed_mean_nll(std::size_t axis, std::span<const std::size_t> targets) const;
+  // endregion: model-operation-declarations
 
   // --- Reverse passes (tensor_backward.cpp) ----------------------------------
 

@@ -1,0 +1,143 @@
+// The worked examples of chapter 16: one repeated-token chain (row gather ->
+// matmul -> SiLU -> fork into log-softmax and indexed mean NLL) built on the
+// tensor tape and checked against a handwritten fixed-array baseline; three
+// scalar probes; the eight sampled VJP checks; and four rejected requests.
+// Each example returns plain data that the demo prints and writes into its
+// trace.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "llm/autograd/gradcheck.hpp"
+#include "llm/autograd/tensor_value.hpp"
+#include "llm/tensor/tensor.hpp"
+
+namespace ch16 {
+
+/// Embedding table E [V, C] = [3, 2], row-major.
+inline constexpr std::array<std::size_t, 2> kEmbeddingShape = {3, 2};
+inline constexpr std::array<double, 6> kEmbeddingValues = {2, 2, 1, -1, -1, 1};
+/// Token IDs z, one per flat position p = b * T + t with B = 1, T = 4.
+inline constexpr std::array<std::size_t, 4> kTokenIds = {1, 1, 1, 2};
+inline constexpr std::size_t kBatch = 1;
+inline constexpr std::size_t kTime = 4;
+/// Projection weights W [C, V] = [2, 2].
+inline constexpr std::array<std::size_t, 2> kWeightShape = {2, 2};
+inline constexpr std::array<double, 4> kWeightValues = {1, -1, 1, -1};
+/// One target class per position.
+inline constexpr std::array<std::size_t, 4> kTargets = {0, 0, 0, 1};
+/// The class axis of the [4, 2] loss logits.
+inline constexpr std::size_t kClassAxis = 1;
+
+/// Largest |tape - baseline| the shared fixture accepts.
+inline constexpr double kBaselineTolerance = 1e-12;
+/// Requested central-difference step, in units of each checked element.
+inline constexpr double kGradcheckStep = 1e-5;
+/// Bound on the scaled error between the analytic and numerical derivative.
+inline constexpr double kGradcheckTolerance = 1e-7;
+/// Coordinates sampled per check.
+inline constexpr std::size_t kGradcheckSamples = 4;
+
+/// The whole chain with fixed arrays and handwritten rules, no tape.
+struct HandwrittenModelBaseline {
+  std::array<double, 8> gathered;                   ///< X [4, 2]
+  std::array<double, 8> projection_preactivations;  ///< XW [4, 2]
+  std::array<double, 8> activated;                  ///< SiLU(XW) [4, 2], the loss logits
+  std::array<double, 8> log_probabilities;          ///< [4, 2]
+  double loss;                                      ///< mean NLL []
+  std::array<double, 8> loss_input_gradient;        ///< dL/d logits [4, 2]
+  std::array<double, 8> matmul_output_gradient;     ///< through SiLU [4, 2]
+  std::array<double, 8> gathered_gradient;          ///< dL/dX [4, 2]
+  std::array<double, 6> embedding_gradient;         ///< dL/dE [3, 2]
+  std::array<double, 4> weight_gradient;            ///< dL/dW [2, 2]
+};
+
+/// The worked chain by hand: one forward and one reverse pass.
+HandwrittenModelBaseline handwritten_model_backward();
+
+/// One step of the forward chain as the figure draws it.
+struct ForwardStep {
+  std::string name;                      ///< e.g. `Row gather`
+  llm::TensorOperation operation;        ///< the tape operation
+  std::string inputs;                    ///< what it reads, e.g. `embedding table + token IDs`
+  std::vector<llm::Shape> input_shapes;  ///< shapes of the differentiable inputs
+  std::vector<std::size_t> consumes;     ///< forward steps whose result it reads
+  llm::Tensor value;                     ///< its result
+};
+
+/// The shared fixture's tensors, read from the tape after one traced pass.
+struct FrozenModelExample {
+  llm::Tensor embeddings;
+  std::vector<std::size_t> token_ids;
+  llm::Tensor weights;
+  std::vector<std::size_t> targets;
+  llm::Tensor gathered;
+  llm::Tensor projection_preactivations;
+  llm::Tensor activated;
+  llm::Tensor log_probabilities;
+  llm::Tensor loss;
+  std::vector<ForwardStep> forward;    ///< gather, matmul, SiLU, log-softmax, NLL
+  llm::TensorBackwardTrace backward;   ///< the traced pass from the loss
+  llm::Tensor loss_input_gradient;     ///< pass adjoint of the SiLU output
+  llm::Tensor matmul_output_gradient;  ///< pass adjoint of the matmul output
+  llm::Tensor gathered_gradient;       ///< pass adjoint of the gathered rows
+  llm::Tensor embedding_gradient;
+  llm::Tensor weight_gradient;
+  double baseline_max_difference;  ///< max |tape - baseline| over every compared tensor
+};
+
+/// Builds the chain on the tape, compares every forward tensor with the
+/// baseline, reverses the loss with backward_with_trace, reads the SiLU,
+/// matmul and gather pass adjoints from the trace and compares them and both
+/// parameter gradients with the baseline.
+/// @throws std::runtime_error naming the tensor if any differs by more than
+///         kBaselineTolerance.
+FrozenModelExample frozen_model_example();
+
+/// A value and local derivative read from the tape at one scalar input.
+struct ScalarProbe {
+  std::string operation;  ///< exp, log, silu
+  std::string label;      ///< the probe as printed, e.g. `exp(0)`
+  double input;
+  double output;
+  double gradient;
+};
+
+/// exp(0), log(1) and silu(0): each value and its derivative from one backward().
+std::vector<ScalarProbe> scalar_probes();
+
+/// One sampled check of one VJP.
+struct NamedModelGradcheck {
+  std::string operation;   ///< matmul-left, matmul-right, gather_rows, exp, ...
+  std::string expression;  ///< the checked scalar objective, e.g. `sum(p @ R)`
+  llm::Tensor input;       ///< the checked parameter p
+  llm::Tensor analytic;    ///< p's gradient from the tape
+  llm::TensorGradientCheck report;
+};
+
+/// The eight sampled checks: both matmul parents, gather_rows, exp, log,
+/// silu, log_softmax and indexed_mean_nll (kGradcheckStep, kGradcheckTolerance,
+/// kGradcheckSamples). The numerical side calls the plain tensor kernels.
+std::vector<NamedModelGradcheck> model_vjp_gradchecks();
+
+/// A rejected model-operation request.
+struct ModelErrorCase {
+  std::string label;            ///< invalid-id, invalid-target, empty-targets, exp-overflow
+  std::string error_type;       ///< ModelOpError, TensorError or TensorAutodiffError
+  std::string kind;             ///< the kind's kebab-case name
+  std::string message;          ///< what()
+  std::string parameter;        ///< the parameter whose gradient the request touched
+  llm::Tensor gradient_before;  ///< that gradient, stored by a real backward pass
+  bool gradients_unchanged;     ///< every watched gradient kept its bits
+};
+
+/// Four failures after real backward passes stored gradients: an
+/// out-of-bounds token ID, an out-of-range target class, an empty target set
+/// and an overflowing exp; each compares gradient bits before and after.
+/// @throws std::runtime_error if a request is accepted.
+std::vector<ModelErrorCase> model_error_example();
+
+}  // namespace ch16

@@ -1,0 +1,85 @@
+// Elementwise model operations of the tensor tape, each beside its VJP: exp,
+// log and SiLU. Each output element depends on one input element only, so
+// every VJP multiplies the upstream elementwise by a local derivative built
+// from saved forward data. Taught in chapter 16.
+#include <cmath>
+#include <cstddef>
+#include <span>
+#include <utility>
+
+#include "llm/autograd/model_ops.hpp"
+#include "llm/autograd/tensor_value.hpp"
+#include "llm/tensor/elementwise.hpp"
+#include "llm/tensor/probability.hpp"
+
+namespace llm {
+namespace {
+
+// rule(k, upstream[k]) for every flat k: the contribution of an elementwise
+// operation, whose upstream already has the operand's shape.
+template <class LocalRule>
+Tensor each_element(const Tensor& upstream, LocalRule&& rule) {
+  Tensor result = upstream;
+  std::span<double> values = result.mutable_values();
+  for (std::size_t k = 0; k < values.size(); ++k) values[k] = rule(k, values[k]);
+  return result;
+}
+
+}  // namespace
+
+// region: model-exp
+TensorValue TensorValue::exp() const {
+  // Saved context: the output itself, since (e^x)' = e^x. An overflow to
+  // +inf is caught by record() as NonFiniteResult naming exp.
+  SavedTensor output = save(map_values(value().view(), [](double x) { return std::exp(x); }));
+  // d/dx exp(x) = exp(x)
+  auto times_output = [output](const Tensor& upstream) {
+    return multiply(upstream.view(), output->view());
+  };
+  return record(TensorOperation::Exp, output, {{*this, {"times saved output", times_output}}});
+}
+// endregion: model-exp
+
+// region: model-log
+TensorValue TensorValue::log() const {
+  // ln is -inf at 0 and undefined below: a domain error of this operation,
+  // reported with the first offending coordinate before anything is computed.
+  const std::span<const double> inputs = value().values();
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    if (!(inputs[k] > 0.0)) {
+      throw ModelOpError::log_non_positive_input(shape(), coordinate_from_offset(shape(), k),
+                                                 inputs[k]);
+    }
+  }
+  Tensor result = map_values(value().view(), [](double x) { return std::log(x); });
+  // Saved context: the positive input, shared with its node.
+  SavedTensor input = saved_value();
+  // d/dx ln(x) = 1 / x
+  auto over_input = [input](const Tensor& upstream) {
+    return each_element(upstream, [&](std::size_t k, double g) { return g / input->values()[k]; });
+  };
+  return record(TensorOperation::Log, std::move(result),
+                {{*this, {"divide by saved input", over_input}}});
+}
+// endregion: model-log
+
+// region: model-silu
+TensorValue TensorValue::silu() const {
+  // stable_sigmoid never overflows, so silu(x) = x * sigmoid(x) is finite for
+  // every finite x: -1000 gives -0, 1000 gives 1000.
+  Tensor result = map_values(value().view(), [](double x) { return x * stable_sigmoid(x); });
+  SavedTensor input = saved_value();  // saved context: the input, shared
+  // d/dx x*sigmoid(x) = sigmoid(x) * (1 + x * (1 - sigmoid(x)))
+  auto times_derivative = [input](const Tensor& upstream) {
+    return each_element(upstream, [&](std::size_t k, double g) {
+      const double x = input->values()[k];
+      const double sigmoid = stable_sigmoid(x);
+      return g * (sigmoid * (1.0 + x * (1.0 - sigmoid)));
+    });
+  };
+  return record(TensorOperation::Silu, std::move(result),
+                {{*this, {"times sigmoid(x)(1 + x(1 - sigmoid(x)))", times_derivative}}});
+}
+// endregion: model-silu
+
+}  // namespace llm

@@ -1,0 +1,127 @@
+// The model operations that move whole rows and matrices, each beside its VJP:
+// the checked row gather (token IDs select embedding rows) and the batched
+// matrix product (projections). Taught in chapter 16.
+//
+// Both extend the chapter 15 tape through record(): no second graph, no second
+// reverse pass. The row gather validates its request once into a
+// RowGatherPlan; the forward copy and the reverse scatter-add consume that
+// plan instead of scanning the raw selectors again.
+#include "llm/autograd/model_ops.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <memory>
+#include <utility>
+
+#include "llm/autograd/tensor_value.hpp"
+#include "llm/tensor/broadcast.hpp"
+#include "llm/tensor/matmul.hpp"
+#include "llm/tensor/shape_ops.hpp"
+
+namespace llm {
+
+// region: model-row-gather-plan
+RowGatherPlan RowGatherPlan::checked(const Shape& table_shape, std::span<const std::size_t> ids,
+                                     const Shape& index_shape) {
+  if (table_shape.size() != 2) throw ModelOpError::gather_table_rank(table_shape);
+  const std::size_t positions = element_count(index_shape);  // ShapeOverflow if it cannot count
+  if (ids.size() != positions) {
+    throw ModelOpError::gather_index_count_mismatch(positions, ids.size());
+  }
+  const std::size_t rows = table_shape[0];
+  for (std::size_t position = 0; position < ids.size(); ++position) {
+    if (ids[position] >= rows) {
+      throw ModelOpError::gather_index_out_of_bounds(position, ids[position], rows);
+    }
+  }
+  // Only a fully valid request earns an output shape: index_shape + [D].
+  Shape output_shape = index_shape;
+  output_shape.push_back(table_shape[1]);
+  const std::size_t output_size = element_count(output_shape);
+  return RowGatherPlan(std::vector<std::size_t>(ids.begin(), ids.end()), index_shape, table_shape,
+                       std::move(output_shape), output_size);
+}
+
+RowGatherPlan::RowGatherPlan(std::vector<std::size_t> ids, Shape index_shape, Shape table_shape,
+                             Shape output_shape, std::size_t output_size)
+    : ids_(std::move(ids)),
+      index_shape_(std::move(index_shape)),
+      table_shape_(std::move(table_shape)),
+      output_shape_(std::move(output_shape)),
+      output_size_(output_size) {}
+// endregion: model-row-gather-plan
+
+namespace {
+
+// The forward row copy. The plan guarantees every selector is below R for a
+// table of exactly plan.table_shape(), so nothing is checked again here.
+Tensor copy_selected_rows(const Tensor& table, const RowGatherPlan& plan) {
+  assert(table.shape() == plan.table_shape());
+  const std::size_t width = plan.width();
+  Tensor rows = Tensor::zeros(plan.output_shape());
+  const std::span<const double> source = table.values();
+  const std::span<double> destination = rows.mutable_values();
+  for (std::size_t position = 0; position < plan.ids().size(); ++position) {
+    std::copy_n(source.begin() + static_cast<std::ptrdiff_t>(plan.ids()[position] * width), width,
+                destination.begin() + static_cast<std::ptrdiff_t>(position * width));
+  }
+  return rows;
+}
+
+}  // namespace
+
+// region: model-row-gather-operation
+TensorValue TensorValue::gather_rows(std::span<const std::size_t> ids,
+                                     const Shape& index_shape) const {
+  // Saved context: the plan itself, selectors and shapes sealed by checked().
+  auto plan =
+      std::make_shared<const RowGatherPlan>(RowGatherPlan::checked(shape(), ids, index_shape));
+  Tensor rows = copy_selected_rows(value(), *plan);  // independent copies: no aliasing of the table
+  // region: model-row-gather-vjp
+  // d/dE[i, :] = sum over occurrences p with ids[p] = i of upstream[p, :]
+  auto scatter_add = [plan](const Tensor& upstream) {
+    assert(upstream.shape() == plan->output_shape());
+    const std::size_t width = plan->width();
+    Tensor table_gradient = Tensor::zeros(plan->table_shape());
+    const std::span<const double> occurrence = upstream.values();
+    const std::span<double> destination = table_gradient.mutable_values();
+    for (std::size_t position = 0; position < plan->ids().size(); ++position) {
+      const std::size_t row = plan->ids()[position];
+      for (std::size_t feature = 0; feature < width; ++feature) {
+        // Repeated IDs meet here and add up; no extra mean is applied.
+        destination[row * width + feature] += occurrence[position * width + feature];
+      }
+    }
+    return table_gradient;
+  };
+  // endregion: model-row-gather-vjp
+  return record(TensorOperation::GatherRows, std::move(rows),
+                {{*this, {"scatter-add rows by id", std::move(scatter_add)}}});
+}
+// endregion: model-row-gather-operation
+
+// region: model-matmul
+TensorValue TensorValue::matmul(const TensorValue& other) const {
+  Tensor product = llm::matmul(value().view(), other.value().view());
+  // Saved context: both operand values, shared with their nodes, not copied.
+  SavedTensor left = saved_value();
+  SavedTensor right = other.saved_value();
+  // region: model-matmul-vjp
+  // d(AB)/dA: dA = dC B^T, summed over the batch axes A was broadcast along
+  auto left_rule = [right, shape = shape()](const Tensor& upstream) {
+    const Tensor right_t = matrix_transpose(right->view());
+    return sum_to_shape(llm::matmul(upstream.view(), right_t.view()).view(), shape);
+  };
+  // d(AB)/dB: dB = A^T dC, summed over the batch axes B was broadcast along
+  auto right_rule = [left, shape = other.shape()](const Tensor& upstream) {
+    const Tensor left_t = matrix_transpose(left->view());
+    return sum_to_shape(llm::matmul(left_t.view(), upstream.view()).view(), shape);
+  };
+  // endregion: model-matmul-vjp
+  return record(TensorOperation::MatMul, std::move(product),
+                {{*this, {"upstream times right^T, sum to left shape", std::move(left_rule)}},
+                 {other, {"left^T times upstream, sum to right shape", std::move(right_rule)}}});
+}
+// endregion: model-matmul
+
+}  // namespace llm

@@ -1,0 +1,79 @@
+// Probability operations of the tensor tape, each beside its VJP: stable
+// log-softmax and the combined indexed mean NLL. Taught in chapter 16.
+//
+// Each makes ONE checked forward call to the probability kernel, which emits
+// the operation's result and the probabilities P from the same per-group
+// statistics (maximum and shifted exponential sum). The operation saves those
+// emitted P, so its VJP reads the exact forward bits and never normalizes the
+// logits again. Two calls on the same logits (a log-softmax and a loss) are
+// two operations with two saved tensors; they share only their input.
+#include <cstddef>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "llm/autograd/tensor_value.hpp"
+#include "llm/tensor/elementwise.hpp"
+#include "llm/tensor/probability.hpp"
+#include "llm/tensor/reduction.hpp"
+
+namespace llm {
+
+// region: model-log-softmax-saved-forward
+TensorValue TensorValue::log_softmax(std::size_t axis) const {
+  // One checked call: log-probabilities for the caller, probabilities for the VJP.
+  LogSoftmaxForward forward = log_softmax_forward(value().view(), axis, true);
+  SavedTensor probabilities = save(std::move(*forward.probabilities));
+  // region: model-log-softmax-vjp
+  // d log_softmax: dx = g - P * sum_class(g)
+  auto vjp = [probabilities, axis](const Tensor& upstream) {
+    const Tensor class_sums = llm::sum_axis(upstream.view(), axis, true);  // [..., 1, ...]
+    const Tensor weighted = multiply(probabilities->view(), class_sums.view());
+    Tensor result = upstream;
+    std::span<double> values = result.mutable_values();
+    for (std::size_t k = 0; k < values.size(); ++k) values[k] -= weighted.values()[k];
+    return result;
+  };
+  // endregion: model-log-softmax-vjp
+  return record(TensorOperation::LogSoftmax, std::move(forward.value),
+                {{*this, {"upstream minus saved P times class sum", std::move(vjp)}}});
+}
+// endregion: model-log-softmax-saved-forward
+
+// region: model-indexed-nll-saved-forward
+TensorValue TensorValue::indexed_mean_nll(std::size_t axis,
+                                          std::span<const std::size_t> targets) const {
+  // One checked call: the scalar mean loss and the probabilities for the VJP.
+  // The kernel validates axis, class extent, target count, G > 0 and every
+  // target before it computes or allocates anything.
+  IndexedNllForward forward = indexed_mean_nll_forward(value().view(), axis, targets, true);
+  SavedTensor probabilities = save(std::move(*forward.probabilities));
+  // Saved context: P, the targets, and the class axis that locates each group.
+  std::vector<std::size_t> saved_targets(targets.begin(), targets.end());
+  // region: model-indexed-nll-vjp
+  // d mean NLL / dZ[g, c] = (L / G) (P[g, c] - [c = t_g])
+  auto vjp = [probabilities, axis,
+              saved_targets = std::move(saved_targets)](const Tensor& upstream) {
+    // Groups in row-major order of the other axes, as the kernel numbers them:
+    // class c of group g sits at ((g / inner) * V + c) * inner + g % inner.
+    const Shape& shape = probabilities->shape();
+    const std::size_t classes = shape[axis];
+    std::size_t inner = 1;  // elements after the class axis
+    for (std::size_t a = axis + 1; a < shape.size(); ++a) inner *= shape[a];
+    const double scale = upstream.values()[0] / static_cast<double>(saved_targets.size());
+    Tensor result = *probabilities;
+    std::span<double> values = result.mutable_values();
+    for (std::size_t g = 0; g < saved_targets.size(); ++g) {
+      const std::size_t first = (g / inner) * classes * inner + g % inner;
+      values[first + saved_targets[g] * inner] -= 1.0;
+    }
+    for (double& value : values) value *= scale;
+    return result;
+  };
+  // endregion: model-indexed-nll-vjp
+  return record(TensorOperation::IndexedMeanNll, Tensor::scalar(forward.loss),
+                {{*this, {"(upstream / G)(saved P - one-hot targets)", std::move(vjp)}}});
+}
+// endregion: model-indexed-nll-saved-forward
+
+}  // namespace llm
