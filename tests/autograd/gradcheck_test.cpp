@@ -13,31 +13,18 @@
 #include <string>
 #include <vector>
 
+#include "support/test_support.hpp"
+
 namespace llm {
 namespace {
+
+using testing::bits_of;
+using testing::capture_error;
 
 constexpr double nan_value = std::numeric_limits<double>::quiet_NaN();
 constexpr double inf_value = std::numeric_limits<double>::infinity();
 constexpr double max_value = std::numeric_limits<double>::max();
 constexpr std::size_t max_size = std::numeric_limits<std::size_t>::max();
-
-// The GradCheckError `call` throws, or nothing (with a test failure) if it returns.
-template <class Call>
-std::optional<GradCheckError> capture_gradcheck_error(Call&& call) {
-  try {
-    call();
-  } catch (const GradCheckError& error) {
-    return error;
-  }
-  ADD_FAILURE() << "expected a GradCheckError, but the call returned";
-  return std::nullopt;
-}
-
-std::vector<std::uint64_t> bits_of(const Tensor& tensor) {
-  std::vector<std::uint64_t> bits;
-  for (double value : tensor.values()) bits.push_back(std::bit_cast<std::uint64_t>(value));
-  return bits;
-}
 
 double square(double x) {
   return x * x;
@@ -182,17 +169,17 @@ TEST(CompareGradients, StaysFiniteForHugeGradientsOfOppositeSign) {
 
 TEST(GradCheckErrors, RejectsAZeroNegativeOrNonFiniteStep) {
   for (double step : {0.0, -0.1, nan_value, inf_value}) {
-    const auto error = capture_gradcheck_error([&] { central_difference(1.0, step, square); });
+    const auto error = capture_error<GradCheckError>([&] { central_difference(1.0, step, square); });
     ASSERT_TRUE(error);
     EXPECT_EQ(error->kind(), GradCheckErrorKind::InvalidStep);
   }
-  const auto zero = capture_gradcheck_error([] { central_difference(1.0, 0.0, square); });
+  const auto zero = capture_error<GradCheckError>([] { central_difference(1.0, 0.0, square); });
   EXPECT_EQ(zero->step(), 0.0);
   EXPECT_STREQ(zero->what(), "central-difference requested step 0.0 must be positive and finite");
 }
 
 TEST(GradCheckErrors, RejectsANonFinitePoint) {
-  const auto error = capture_gradcheck_error([] { central_difference(nan_value, 0.1, square); });
+  const auto error = capture_error<GradCheckError>([] { central_difference(nan_value, 0.1, square); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), GradCheckErrorKind::NonFinitePoint);
   EXPECT_STREQ(error->what(), "gradient-check point NaN must be finite");
@@ -200,12 +187,12 @@ TEST(GradCheckErrors, RejectsANonFinitePoint) {
 
 TEST(GradCheckErrors, RejectsAProbeThatOverflows) {
   const auto plus =
-      capture_gradcheck_error([] { central_difference(max_value, max_value, square); });
+      capture_error<GradCheckError>([] { central_difference(max_value, max_value, square); });
   ASSERT_TRUE(plus);
   EXPECT_EQ(plus->kind(), GradCheckErrorKind::PerturbationNotFinite);
   EXPECT_EQ(plus->side(), DifferenceSide::Plus);
   const auto minus =
-      capture_gradcheck_error([] { central_difference(-max_value, max_value, square); });
+      capture_error<GradCheckError>([] { central_difference(-max_value, max_value, square); });
   ASSERT_TRUE(minus);
   EXPECT_EQ(minus->kind(), GradCheckErrorKind::PerturbationNotFinite);
   EXPECT_EQ(minus->side(), DifferenceSide::Minus);
@@ -213,7 +200,7 @@ TEST(GradCheckErrors, RejectsAProbeThatOverflows) {
 
 TEST(GradCheckErrors, RejectsACollapsedProbeInsteadOfReportingZero) {
   int calls = 0;
-  const auto error = capture_gradcheck_error([&] {
+  const auto error = capture_error<GradCheckError>([&] {
     central_difference(1.0, 1e-20, [&](double x) {
       ++calls;
       return x * x;
@@ -248,20 +235,20 @@ TEST(GradCheckErrors, DefensiveSpacingAndWeightKindsNameTheirValues) {
 
 TEST(GradCheckErrors, NamesTheSideOfANonFiniteEvaluation) {
   // sqrt at 0: the minus probe -0.1 leaves the domain.
-  const auto minus = capture_gradcheck_error(
+  const auto minus = capture_error<GradCheckError>(
       [] { central_difference(0.0, 0.1, [](double x) { return std::sqrt(x); }); });
   ASSERT_TRUE(minus);
   EXPECT_EQ(minus->kind(), GradCheckErrorKind::NonFiniteEvaluation);
   EXPECT_EQ(minus->side(), DifferenceSide::Minus);
   EXPECT_STREQ(minus->what(), "minus function evaluation returned NaN");
 
-  const auto center = capture_gradcheck_error(
+  const auto center = capture_error<GradCheckError>(
       [] { central_difference(2.0, 0.5, [](double x) { return x == 2.0 ? inf_value : x; }); });
   ASSERT_TRUE(center);
   EXPECT_EQ(center->side(), DifferenceSide::Center);
   EXPECT_EQ(center->value(), inf_value);
 
-  const auto plus = capture_gradcheck_error(
+  const auto plus = capture_error<GradCheckError>(
       [] { central_difference(2.0, 0.5, [](double x) { return x > 2.0 ? -inf_value : x; }); });
   ASSERT_TRUE(plus);
   EXPECT_EQ(plus->side(), DifferenceSide::Plus);
@@ -271,12 +258,12 @@ TEST(GradCheckErrors, NamesTheSideOfANonFiniteEvaluation) {
 TEST(GradCheckErrors, RejectsAOneSidedSlopeThatOverflows) {
   // Finite values a huge distance apart over the smallest subnormal spacing.
   const double tiny = std::numeric_limits<double>::denorm_min();
-  const auto left = capture_gradcheck_error(
+  const auto left = capture_error<GradCheckError>(
       [&] { central_difference(0.0, tiny, [](double x) { return x < 0.0 ? -1e300 : 1e300; }); });
   ASSERT_TRUE(left);
   EXPECT_EQ(left->kind(), GradCheckErrorKind::NonFiniteOneSidedSlope);
   EXPECT_EQ(left->side(), DifferenceSide::Minus);
-  const auto right = capture_gradcheck_error(
+  const auto right = capture_error<GradCheckError>(
       [&] { central_difference(0.0, tiny, [](double x) { return x > 0.0 ? 1e300 : 0.0; }); });
   ASSERT_TRUE(right);
   EXPECT_EQ(right->side(), DifferenceSide::Plus);
@@ -285,7 +272,7 @@ TEST(GradCheckErrors, RejectsAOneSidedSlopeThatOverflows) {
 
 TEST(GradCheckErrors, RejectsANonFiniteNumericalGradient) {
   // A numerical value handed to the comparison is checked like the estimate.
-  const auto error = capture_gradcheck_error([] { compare_gradients(1.0, nan_value, 1e-6); });
+  const auto error = capture_error<GradCheckError>([] { compare_gradients(1.0, nan_value, 1e-6); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), GradCheckErrorKind::NonFiniteNumericalGradient);
   EXPECT_STREQ(error->what(), "central difference produced non-finite gradient NaN");
@@ -294,7 +281,7 @@ TEST(GradCheckErrors, RejectsANonFiniteNumericalGradient) {
 TEST(GradCheckErrors, RejectsANegativeOrNonFiniteToleranceBeforeEvaluating) {
   for (double tolerance : {-1e-9, nan_value, inf_value}) {
     int calls = 0;
-    const auto error = capture_gradcheck_error([&] {
+    const auto error = capture_error<GradCheckError>([&] {
       scalar_gradient_check(3.0, 6.0, 0.1, tolerance, [&](double x) {
         ++calls;
         return x * x;
@@ -304,7 +291,7 @@ TEST(GradCheckErrors, RejectsANegativeOrNonFiniteToleranceBeforeEvaluating) {
     EXPECT_EQ(error->kind(), GradCheckErrorKind::InvalidTolerance);
     EXPECT_EQ(calls, 0);
   }
-  const auto slopes = capture_gradcheck_error(
+  const auto slopes = capture_error<GradCheckError>(
       [] { compare_one_sided_slopes(central_difference(3.0, 0.1, square), -1.0); });
   ASSERT_TRUE(slopes);
   EXPECT_EQ(slopes->kind(), GradCheckErrorKind::InvalidTolerance);
@@ -313,7 +300,7 @@ TEST(GradCheckErrors, RejectsANegativeOrNonFiniteToleranceBeforeEvaluating) {
 
 TEST(GradCheckErrors, RejectsANonFiniteAnalyticCandidate) {
   const auto error =
-      capture_gradcheck_error([] { scalar_gradient_check(3.0, inf_value, 0.1, 1e-6, square); });
+      capture_error<GradCheckError>([] { scalar_gradient_check(3.0, inf_value, 0.1, 1e-6, square); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), GradCheckErrorKind::NonFiniteAnalyticGradient);
   EXPECT_STREQ(error->what(), "analytic gradient inf must be finite");
@@ -322,29 +309,29 @@ TEST(GradCheckErrors, RejectsANonFiniteAnalyticCandidate) {
 TEST(GradCheckErrors, RejectsNonFiniteRecordedSlopes) {
   CentralDifference difference = central_difference(3.0, 0.1, square);
   difference.right_slope = nan_value;
-  const auto error = capture_gradcheck_error([&] { compare_one_sided_slopes(difference, 1e-6); });
+  const auto error = capture_error<GradCheckError>([&] { compare_one_sided_slopes(difference, 1e-6); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), GradCheckErrorKind::NonFiniteOneSidedSlope);
   EXPECT_EQ(error->side(), DifferenceSide::Plus);
 }
 
 TEST(GradCheckErrors, SamplerRejectsZeroSamplesOverflowEmptyAndUnallocatableRequests) {
-  const auto zero = capture_gradcheck_error([] { sample_tensor_coordinates({2, 3}, 0); });
+  const auto zero = capture_error<GradCheckError>([] { sample_tensor_coordinates({2, 3}, 0); });
   ASSERT_TRUE(zero);
   EXPECT_EQ(zero->kind(), GradCheckErrorKind::ZeroSamples);
 
-  const auto overflow = capture_gradcheck_error([] {
+  const auto overflow = capture_error<GradCheckError>([] {
     sample_tensor_coordinates({max_size, 2}, 1);
   });
   ASSERT_TRUE(overflow);
   EXPECT_EQ(overflow->kind(), GradCheckErrorKind::ShapeOverflow);
 
-  const auto empty = capture_gradcheck_error([] { sample_tensor_coordinates({2, 0}, 4); });
+  const auto empty = capture_error<GradCheckError>([] { sample_tensor_coordinates({2, 0}, 4); });
   ASSERT_TRUE(empty);
   EXPECT_EQ(empty->kind(), GradCheckErrorKind::EmptyTensor);
 
   const std::size_t huge = max_size / 2;
-  const auto allocation = capture_gradcheck_error([&] { sample_tensor_coordinates({huge}, huge); });
+  const auto allocation = capture_error<GradCheckError>([&] { sample_tensor_coordinates({huge}, huge); });
   ASSERT_TRUE(allocation);
   EXPECT_EQ(allocation->kind(), GradCheckErrorKind::SampleAllocationFailed);
   EXPECT_EQ(allocation->samples(), huge);
@@ -457,7 +444,7 @@ TEST(SampledTensorGradientCheck, RestoresExactBitsAndNamesTheLaterCoordinateWhos
   int calls = 0;
   // The objective is NaN whenever the last value is probed: coordinate [1, 2]
   // is the fourth sample, after three coordinates have already been probed.
-  const auto error = capture_gradcheck_error([&] {
+  const auto error = capture_error<GradCheckError>([&] {
     sampled_tensor_gradient_check(parameters, analytic.view(), 1e-3, 1e-6, 4, [&](const Tensor& p) {
       ++calls;
       return p.values()[5] != 0.6 ? nan_value : 1.0;
@@ -497,7 +484,7 @@ TEST(SampledTensorGradientCheck, PassesTheObjectivesOwnGradCheckErrorThroughUnwr
   Tensor parameters({3}, {1.0, 2.0, 3.0});
   const Tensor analytic({3}, {0.0, 0.0, 0.0});
   const std::vector<std::uint64_t> before = bits_of(parameters);
-  const auto error = capture_gradcheck_error([&] {
+  const auto error = capture_error<GradCheckError>([&] {
     sampled_tensor_gradient_check(parameters, analytic.view(), 1e-4, 1e-6, 3,
                                   [](const Tensor& p) -> double {
                                     if (p.values()[2] != 3.0) throw GradCheckError::empty_tensor();
@@ -513,7 +500,7 @@ TEST(SampledTensorGradientCheck, ValidatesEveryCoordinateBeforeTheFirstObjective
   Tensor parameters({2, 3}, {0.0, 1.0, 2.0, 3.0, 4.0, 5.0});
   const Tensor analytic({2, 3}, {0.0, 0.0, 0.0, 0.0, 0.0, nan_value});
   int calls = 0;
-  const auto error = capture_gradcheck_error([&] {
+  const auto error = capture_error<GradCheckError>([&] {
     sampled_tensor_gradient_check(parameters, analytic.view(), 1e-5, 1e-6, 4,
                                   [&](const Tensor&) { return static_cast<double>(++calls); });
   });
@@ -529,7 +516,7 @@ TEST(SampledTensorGradientCheck, RejectsACollapsedProbeAtALateCoordinateBeforePr
   const Tensor analytic({4}, {0.0, 0.0, 0.0, 0.0});
   const std::vector<std::uint64_t> before = bits_of(parameters);
   int calls = 0;
-  const auto error = capture_gradcheck_error([&] {
+  const auto error = capture_error<GradCheckError>([&] {
     sampled_tensor_gradient_check(parameters, analytic.view(), 1e-5, 1e-6, 4,
                                   [&](const Tensor&) { return static_cast<double>(++calls); });
   });
@@ -545,15 +532,15 @@ TEST(SampledTensorGradientCheck, ChecksStepToleranceAndShapeInThatOrder) {
   const Tensor mismatched({1, 2}, {0.0, 0.0});
   const auto objective = [](const Tensor&) { return 0.0; };
 
-  const auto step = capture_gradcheck_error([&] {
+  const auto step = capture_error<GradCheckError>([&] {
     sampled_tensor_gradient_check(parameters, mismatched.view(), 0.0, -1.0, 0, objective);
   });
   EXPECT_EQ(step->kind(), GradCheckErrorKind::InvalidStep);
-  const auto tolerance = capture_gradcheck_error([&] {
+  const auto tolerance = capture_error<GradCheckError>([&] {
     sampled_tensor_gradient_check(parameters, mismatched.view(), 1e-5, -1.0, 0, objective);
   });
   EXPECT_EQ(tolerance->kind(), GradCheckErrorKind::InvalidTolerance);
-  const auto shape = capture_gradcheck_error([&] {
+  const auto shape = capture_error<GradCheckError>([&] {
     sampled_tensor_gradient_check(parameters, mismatched.view(), 1e-5, 1e-6, 0, objective);
   });
   ASSERT_TRUE(shape);
@@ -563,7 +550,7 @@ TEST(SampledTensorGradientCheck, ChecksStepToleranceAndShapeInThatOrder) {
   EXPECT_STREQ(shape->what(), "parameter shape [2] does not match analytic-gradient shape [1, 2]");
 
   const Tensor analytic({2}, {0.0, 0.0});
-  const auto samples = capture_gradcheck_error([&] {
+  const auto samples = capture_error<GradCheckError>([&] {
     sampled_tensor_gradient_check(parameters, analytic.view(), 1e-5, 1e-6, 0, objective);
   });
   EXPECT_EQ(samples->kind(), GradCheckErrorKind::ZeroSamples);

@@ -23,23 +23,10 @@ namespace llm {
 namespace {
 
 using testing::bits_of;
-using testing::capture_autodiff_error;
-using testing::capture_shape_error;
+using testing::capture_error;
 using testing::tape_state;
 using testing::tensor;
 using testing::values_of;
-
-/// The ModelOpError `call` throws, or nothing (with a test failure).
-template <class Call>
-std::optional<ModelOpError> capture_model_error(Call&& call) {
-  try {
-    call();
-  } catch (const ModelOpError& error) {
-    return error;
-  }
-  ADD_FAILURE() << "expected a ModelOpError, but the call returned";
-  return std::nullopt;
-}
 
 // The chapter's worked chain: E [3, 2], ids [1, 1, 1, 2], W [2, 2], targets [0, 0, 0, 1].
 struct WorkedChain {
@@ -89,7 +76,7 @@ TEST(ModelChain, ReleasedGraphOfModelOpsRejectsAnotherPassWithoutMutation) {
   const std::vector<TensorValue> nodes = {chain.embeddings, chain.gathered,  chain.weights,
                                           chain.projected,  chain.activated, chain.loss};
   const auto before = tape_state(nodes);
-  const auto error = capture_autodiff_error([&] { chain.loss.backward(); });
+  const auto error = capture_error<TensorAutodiffError>([&] { chain.loss.backward(); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorAutodiffErrorKind::ReleasedGraph);
   EXPECT_EQ(error->operation(), TensorOperation::IndexedMeanNll);
@@ -112,7 +99,7 @@ TEST(ModelChain, AssignedParameterMakesARecordedMatmulStale) {
   const TensorValue product = left.matmul(right);
   EXPECT_EQ(values_of(product.value()), std::vector<double>{11});
   right.assign(tensor({2, 1}, {5, 6}));
-  const auto error = capture_autodiff_error([&] { product.sum_axis(0).sum_axis(0).backward(); });
+  const auto error = capture_error<TensorAutodiffError>([&] { product.sum_axis(0).sum_axis(0).backward(); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorAutodiffErrorKind::StaleOperand);
   EXPECT_EQ(values_of(*left.gradient()), (std::vector<double>{0, 0}));
@@ -147,7 +134,7 @@ TEST(RowGatherPlan, AcceptsARankZeroIndexShapeAsOneSelector) {
 
 TEST(RowGatherPlan, TableRankWinsOverCountAndBounds) {
   const std::vector<std::size_t> ids = {9, 9, 9};  // wrong count and out of bounds too
-  const auto error = capture_model_error([&] { RowGatherPlan::checked({3, 2, 1}, ids, {2}); });
+  const auto error = capture_error<ModelOpError>([&] { RowGatherPlan::checked({3, 2, 1}, ids, {2}); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), ModelOpErrorKind::GatherTableRank);
   EXPECT_EQ(error->rank(), 3u);
@@ -159,14 +146,14 @@ TEST(RowGatherPlan, TableRankWinsOverCountAndBounds) {
 TEST(RowGatherPlan, IndexShapeOverflowWinsOverCountAndBounds) {
   const std::vector<std::size_t> ids = {9};
   const std::size_t huge = std::numeric_limits<std::size_t>::max();
-  const auto error = capture_shape_error([&] { RowGatherPlan::checked({3, 2}, ids, {huge, 2}); });
+  const auto error = capture_error<TensorError>([&] { RowGatherPlan::checked({3, 2}, ids, {huge, 2}); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::ShapeOverflow);
 }
 
 TEST(RowGatherPlan, CountWinsOverBounds) {
   const std::vector<std::size_t> ids = {9, 9, 9};
-  const auto error = capture_model_error([&] { RowGatherPlan::checked({3, 2}, ids, {2, 2}); });
+  const auto error = capture_error<ModelOpError>([&] { RowGatherPlan::checked({3, 2}, ids, {2, 2}); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), ModelOpErrorKind::GatherIndexCountMismatch);
   EXPECT_EQ(error->expected(), 4u);
@@ -176,7 +163,7 @@ TEST(RowGatherPlan, CountWinsOverBounds) {
 
 TEST(RowGatherPlan, ReportsTheFirstBadSelectorInFlatOrder) {
   const std::vector<std::size_t> ids = {0, 2, 3, 7};
-  const auto error = capture_model_error([&] { RowGatherPlan::checked({3, 2}, ids, {2, 2}); });
+  const auto error = capture_error<ModelOpError>([&] { RowGatherPlan::checked({3, 2}, ids, {2, 2}); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), ModelOpErrorKind::GatherIndexOutOfBounds);
   EXPECT_EQ(error->position(), 2u);
@@ -343,10 +330,10 @@ TEST(ModelOpErrors, EveryModelErrorKindLeavesGradientBitsUnchanged) {
   const auto before = tape_state(p.nodes());
   const std::vector<std::size_t> bad_id = {2};
   const std::vector<std::size_t> two_ids = {0, 1};
-  const auto rank = capture_model_error([&] { p.tiny.gather_rows(bad_id, {1}); });
-  const auto count = capture_model_error([&] { p.table.gather_rows(two_ids, {3}); });
-  const auto bounds = capture_model_error([&] { p.table.gather_rows(bad_id, {1}); });
-  const auto log = capture_model_error([&] { p.logits.log(); });
+  const auto rank = capture_error<ModelOpError>([&] { p.tiny.gather_rows(bad_id, {1}); });
+  const auto count = capture_error<ModelOpError>([&] { p.table.gather_rows(two_ids, {3}); });
+  const auto bounds = capture_error<ModelOpError>([&] { p.table.gather_rows(bad_id, {1}); });
+  const auto log = capture_error<ModelOpError>([&] { p.logits.log(); });
   ASSERT_TRUE(rank && count && bounds && log);
   EXPECT_EQ(rank->kind(), ModelOpErrorKind::GatherTableRank);
   EXPECT_EQ(count->kind(), ModelOpErrorKind::GatherIndexCountMismatch);
@@ -382,7 +369,7 @@ TEST(ModelOpErrors, EveryKernelErrorKindLeavesGradientBitsUnchanged) {
        TensorErrorKind::MatMulInnerMismatch},
   };
   for (const Expected& c : cases) {
-    const auto error = capture_shape_error(c.call);
+    const auto error = capture_error<TensorError>(c.call);
     ASSERT_TRUE(error);
     EXPECT_EQ(error->kind(), c.kind) << error->what();
     EXPECT_EQ(tape_state(p.nodes()), before) << error->what();
@@ -393,7 +380,7 @@ TEST(ModelOpErrors, ExpOverflowIsANonFiniteResultThatChangesNoGradient) {
   const ProtectedGradients p;
   ASSERT_EQ(values_of(*p.overflow.gradient()), std::vector<double>{1});
   const auto before = tape_state(p.nodes());
-  const auto error = capture_autodiff_error([&] { p.overflow.exp(); });
+  const auto error = capture_error<TensorAutodiffError>([&] { p.overflow.exp(); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorAutodiffErrorKind::NonFiniteResult);
   EXPECT_EQ(error->operation(), TensorOperation::Exp);
@@ -406,7 +393,7 @@ TEST(ModelOpErrors, LogOfASubnormalInputFailsInReverseWithoutMutation) {
   const TensorValue log = p.tiny.log();  // ln(1e-320) is finite, 1 / 1e-320 is not
   EXPECT_TRUE(std::isfinite(log.value().values()[0]));
   const auto before = tape_state(p.nodes());
-  const auto error = capture_autodiff_error([&] {
+  const auto error = capture_error<TensorAutodiffError>([&] {
     log.backward_with_seed(tensor({2}, {1, 1}), Retention::Release);
   });
   ASSERT_TRUE(error);

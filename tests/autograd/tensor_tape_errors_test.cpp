@@ -14,8 +14,7 @@
 namespace llm {
 namespace {
 
-using testing::capture_autodiff_error;
-using testing::capture_shape_error;
+using testing::capture_error;
 using testing::tape_state;
 using testing::tensor;
 using testing::values_of;
@@ -53,7 +52,7 @@ TEST(TensorTapeErrors, KindNamesAreStable) {
 }
 
 TEST(TensorTapeErrors, RejectsNonFiniteLeavesNamingTheElement) {
-  const auto parameter_error = capture_autodiff_error([] {
+  const auto parameter_error = capture_error<TensorAutodiffError>([] {
     TensorValue::parameter(tensor({2}, {1, kInfinity}));
   });
   ASSERT_TRUE(parameter_error.has_value());
@@ -64,7 +63,7 @@ TEST(TensorTapeErrors, RejectsNonFiniteLeavesNamingTheElement) {
             "parameter value inf at coordinate [1] of shape [2] must be finite");
 
   const auto constant_error =
-      capture_autodiff_error([] { TensorValue::constant(Tensor::scalar(kNaN)); });
+      capture_error<TensorAutodiffError>([] { TensorValue::constant(Tensor::scalar(kNaN)); });
   ASSERT_TRUE(constant_error.has_value());
   EXPECT_EQ(constant_error->kind(), TensorAutodiffErrorKind::NonFiniteLeaf);
   EXPECT_EQ(constant_error->operation(), TensorOperation::Constant);
@@ -73,16 +72,16 @@ TEST(TensorTapeErrors, RejectsNonFiniteLeavesNamingTheElement) {
 TEST(TensorTapeErrors, RejectsNonFiniteForwardResultsNamingTheOperation) {
   const TensorValue big = TensorValue::parameter(tensor({2}, {1e308, 1}));
   const testing::TapeState before = tape_state({big});
-  const auto add_error = capture_autodiff_error([&] { big.add(big); });
+  const auto add_error = capture_error<TensorAutodiffError>([&] { big.add(big); });
   ASSERT_TRUE(add_error.has_value());
   EXPECT_EQ(add_error->kind(), TensorAutodiffErrorKind::NonFiniteResult);
   EXPECT_EQ(add_error->operation(), TensorOperation::Add);
   EXPECT_EQ(std::string(add_error->what()),
             "add produced non-finite value inf at coordinate [0] of shape [2]");
-  const auto mul_error = capture_autodiff_error([&] { big.mul(big); });
+  const auto mul_error = capture_error<TensorAutodiffError>([&] { big.mul(big); });
   ASSERT_TRUE(mul_error.has_value());
   EXPECT_EQ(mul_error->operation(), TensorOperation::Multiply);
-  const auto sum_error = capture_autodiff_error([&] { big.broadcast_to({2, 2}).sum_axis(0); });
+  const auto sum_error = capture_error<TensorAutodiffError>([&] { big.broadcast_to({2, 2}).sum_axis(0); });
   ASSERT_TRUE(sum_error.has_value());
   EXPECT_EQ(sum_error->operation(), TensorOperation::SumAxis);
   EXPECT_EQ(tape_state({big}), before);
@@ -93,14 +92,14 @@ TEST(TensorTapeErrors, RejectsUntrackedOutputWithoutMutation) {
   const TensorValue constant = TensorValue::constant(tensor({2}, {1, 2}));
   const TensorValue untracked = constant.mul(constant);
   const testing::TapeState before = tape_state(example.nodes());
-  const auto error = capture_autodiff_error([&] {
+  const auto error = capture_error<TensorAutodiffError>([&] {
     untracked.backward_with_seed(tensor({2}, {1, 1}), Retention::Release);
   });
   ASSERT_TRUE(error.has_value());
   EXPECT_EQ(error->kind(), TensorAutodiffErrorKind::UntrackedOutput);
   EXPECT_EQ(std::string(error->what()), "cannot backpropagate from untracked mul output");
   const auto scalar_error =
-      capture_autodiff_error([&] { TensorValue::constant(Tensor::scalar(1)).backward(); });
+      capture_error<TensorAutodiffError>([&] { TensorValue::constant(Tensor::scalar(1)).backward(); });
   ASSERT_TRUE(scalar_error.has_value());
   EXPECT_EQ(scalar_error->kind(), TensorAutodiffErrorKind::UntrackedOutput);
   EXPECT_EQ(scalar_error->operation(), TensorOperation::Constant);
@@ -110,11 +109,11 @@ TEST(TensorTapeErrors, RejectsUntrackedOutputWithoutMutation) {
 TEST(TensorTapeErrors, BackwardWithoutSeedRejectsNonScalarOutputWithoutMutation) {
   const WorkedExample example = example_after_one_pass();
   const testing::TapeState before = tape_state(example.nodes());
-  const auto error = capture_autodiff_error([&] { example.output.backward(); });
+  const auto error = capture_error<TensorAutodiffError>([&] { example.output.backward(); });
   ASSERT_TRUE(error.has_value());
   EXPECT_EQ(error->kind(), TensorAutodiffErrorKind::NonScalarOutput);
   EXPECT_EQ(error->shape(), (Shape{2}));
-  const auto trace_error = capture_autodiff_error([&] { example.output.backward_with_trace(); });
+  const auto trace_error = capture_error<TensorAutodiffError>([&] { example.output.backward_with_trace(); });
   ASSERT_TRUE(trace_error.has_value());
   EXPECT_EQ(trace_error->kind(), TensorAutodiffErrorKind::NonScalarOutput);
   EXPECT_EQ(tape_state(example.nodes()), before);
@@ -124,14 +123,14 @@ TEST(TensorTapeErrors, RejectsSeedOfWrongShapeWithoutMutation) {
   const WorkedExample example = example_after_one_pass();
   const testing::TapeState before = tape_state(example.nodes());
   for (const Tensor& seed : {tensor({3}, {3, 6, 9}), tensor({2, 1}, {3, 6}), Tensor::scalar(3)}) {
-    const auto error = capture_autodiff_error(
+    const auto error = capture_error<TensorAutodiffError>(
         [&] { example.output.backward_with_seed(seed, Retention::Release); });
     ASSERT_TRUE(error.has_value());
     EXPECT_EQ(error->kind(), TensorAutodiffErrorKind::SeedShapeMismatch);
     EXPECT_EQ(error->shape(), seed.shape());
     EXPECT_EQ(error->expected_shape(), (Shape{2}));
   }
-  const auto error = capture_autodiff_error([&] {
+  const auto error = capture_error<TensorAutodiffError>([&] {
     example.output.backward_with_seed(tensor({3}, {3, 6, 9}), Retention::Retain);
   });
   EXPECT_EQ(std::string(error->what()),
@@ -143,14 +142,14 @@ TEST(TensorTapeErrors, RejectsNonFiniteSeedWithoutMutation) {
   const WorkedExample example = example_after_one_pass();
   const testing::TapeState before = tape_state(example.nodes());
   for (double bad : {kInfinity, -kInfinity, kNaN}) {
-    const auto error = capture_autodiff_error([&] {
+    const auto error = capture_error<TensorAutodiffError>([&] {
       example.output.backward_with_seed(tensor({2}, {3, bad}), Retention::Release);
     });
     ASSERT_TRUE(error.has_value());
     EXPECT_EQ(error->kind(), TensorAutodiffErrorKind::NonFiniteSeed);
     EXPECT_EQ(error->coordinate(), (std::vector<std::size_t>{1}));
   }
-  const auto error = capture_autodiff_error([&] {
+  const auto error = capture_error<TensorAutodiffError>([&] {
     example.output.backward_with_seed(tensor({2}, {kInfinity, 1}), Retention::Retain);
   });
   EXPECT_EQ(error->operation(), TensorOperation::MeanAxis);
@@ -166,7 +165,7 @@ TEST(TensorTapeErrors, RejectsNonFiniteContributionWithoutMutationOrRelease) {
   const TensorValue y = p.mul(c);
   y.backward_with_seed(tensor({1}, {1}), Retention::Retain);
   const testing::TapeState before = tape_state({p, c, y});
-  const auto error = capture_autodiff_error(
+  const auto error = capture_error<TensorAutodiffError>(
       [&] { y.backward_with_seed(tensor({1}, {1e10}), Retention::Release); });
   ASSERT_TRUE(error.has_value());
   EXPECT_EQ(error->kind(), TensorAutodiffErrorKind::NonFiniteContribution);
@@ -186,7 +185,7 @@ TEST(TensorTapeErrors, RejectsNonFinitePassAdjointWithoutMutationOrRelease) {
   const TensorValue p = TensorValue::parameter(tensor({2}, {1, 2}));
   const TensorValue y = p.add(p);
   const testing::TapeState before = tape_state({p, y});
-  const auto error = capture_autodiff_error([&] {
+  const auto error = capture_error<TensorAutodiffError>([&] {
     y.backward_with_seed(tensor({2}, {1, 1e308}), Retention::Release);
   });
   ASSERT_TRUE(error.has_value());
@@ -210,7 +209,7 @@ TEST(TensorTapeErrors, RejectsOverflowingAccumulatedGradientWithoutPartialCommit
   EXPECT_EQ(values_of(*p.gradient()), (std::vector<double>{1.5e308, 1e308}));
   const testing::TapeState before = tape_state({q, p, big, y});
   const auto error =
-      capture_autodiff_error([&] { y.backward_with_seed(seed, Retention::Release); });
+      capture_error<TensorAutodiffError>([&] { y.backward_with_seed(seed, Retention::Release); });
   ASSERT_TRUE(error.has_value());
   EXPECT_EQ(error->kind(), TensorAutodiffErrorKind::NonFiniteAccumulatedGradient);
   EXPECT_EQ(error->coordinate(), (std::vector<std::size_t>{0}));
@@ -225,7 +224,7 @@ TEST(TensorTapeErrors, ReleasedGraphFailureKeepsEveryNodesState) {
   WorkedExample example;
   example.output.backward_with_seed(example.seed, Retention::Release);
   const testing::TapeState before = tape_state(example.nodes());
-  const auto error = capture_autodiff_error(
+  const auto error = capture_error<TensorAutodiffError>(
       [&] { example.output.backward_with_trace(example.seed, Retention::Release); });
   ASSERT_TRUE(error.has_value());
   EXPECT_EQ(error->kind(), TensorAutodiffErrorKind::ReleasedGraph);
@@ -243,7 +242,7 @@ TEST(TensorTapeStaleOperand, AssignedParameterMakesRecordedConsumersStale) {
   EXPECT_EQ(values_of(*p.gradient()), (std::vector<double>{10, 20}));  // assign keeps it
 
   const testing::TapeState before = tape_state({p, c, y});
-  const auto error = capture_autodiff_error([&] { y.backward(); });
+  const auto error = capture_error<TensorAutodiffError>([&] { y.backward(); });
   ASSERT_TRUE(error.has_value());
   EXPECT_EQ(error->kind(), TensorAutodiffErrorKind::StaleOperand);
   EXPECT_EQ(error->operation(), TensorOperation::Multiply);
@@ -265,16 +264,16 @@ TEST(TensorTapeStaleOperand, RejectedAssignmentsChangeNothing) {
   const TensorValue y = p.mul(p);
   TensorValue writable = p;
   const testing::TapeState before = tape_state({p, y});
-  const auto shape_error = capture_autodiff_error([&] { writable.assign(tensor({3}, {1, 2, 3})); });
+  const auto shape_error = capture_error<TensorAutodiffError>([&] { writable.assign(tensor({3}, {1, 2, 3})); });
   ASSERT_TRUE(shape_error.has_value());
   EXPECT_EQ(shape_error->kind(), TensorAutodiffErrorKind::AssignShapeMismatch);
-  const auto finite_error = capture_autodiff_error([&] {
+  const auto finite_error = capture_error<TensorAutodiffError>([&] {
     writable.assign(tensor({2}, {1, kNaN}));
   });
   ASSERT_TRUE(finite_error.has_value());
   EXPECT_EQ(finite_error->kind(), TensorAutodiffErrorKind::NonFiniteLeaf);
   TensorValue result = y;
-  const auto parameter_error = capture_autodiff_error([&] { result.assign(tensor({2}, {1, 1})); });
+  const auto parameter_error = capture_error<TensorAutodiffError>([&] { result.assign(tensor({2}, {1, 1})); });
   ASSERT_TRUE(parameter_error.has_value());
   EXPECT_EQ(parameter_error->kind(), TensorAutodiffErrorKind::NotAParameter);
   EXPECT_EQ(std::string(parameter_error->what()),
@@ -287,21 +286,21 @@ TEST(TensorTapeStaleOperand, RejectedAssignmentsChangeNothing) {
 TEST(TensorTapeShapeErrors, OperationShapeErrorsPropagateAsTensorErrors) {
   const TensorValue p = TensorValue::parameter(tensor({2, 3}, {1, 2, 3, 4, 5, 6}));
   const testing::TapeState before = tape_state({p});
-  EXPECT_EQ(capture_shape_error([&] { p.reshape({4}); })->kind(),
+  EXPECT_EQ(capture_error<TensorError>([&] { p.reshape({4}); })->kind(),
             TensorErrorKind::ReshapeCountMismatch);
-  EXPECT_EQ(capture_shape_error([&] { p.transpose(0, 2); })->kind(), TensorErrorKind::InvalidAxis);
-  EXPECT_EQ(capture_shape_error([&] {
+  EXPECT_EQ(capture_error<TensorError>([&] { p.transpose(0, 2); })->kind(), TensorErrorKind::InvalidAxis);
+  EXPECT_EQ(capture_error<TensorError>([&] {
               p.broadcast_to({3, 3});
             })->kind(),
             TensorErrorKind::IncompatibleBroadcast);
   const TensorValue other = TensorValue::constant(tensor({2}, {1, 2}));
-  EXPECT_EQ(capture_shape_error([&] { p.add(other); })->kind(),
+  EXPECT_EQ(capture_error<TensorError>([&] { p.add(other); })->kind(),
             TensorErrorKind::IncompatibleBroadcast);
-  EXPECT_EQ(capture_shape_error([&] { p.mul(other); })->kind(),
+  EXPECT_EQ(capture_error<TensorError>([&] { p.mul(other); })->kind(),
             TensorErrorKind::IncompatibleBroadcast);
-  EXPECT_EQ(capture_shape_error([&] { p.sum_axis(2); })->kind(), TensorErrorKind::InvalidAxis);
+  EXPECT_EQ(capture_error<TensorError>([&] { p.sum_axis(2); })->kind(), TensorErrorKind::InvalidAxis);
   const TensorValue empty = TensorValue::parameter(Tensor::zeros({2, 0}));
-  EXPECT_EQ(capture_shape_error([&] { empty.mean_axis(1); })->kind(), TensorErrorKind::EmptyAxis);
+  EXPECT_EQ(capture_error<TensorError>([&] { empty.mean_axis(1); })->kind(), TensorErrorKind::EmptyAxis);
   EXPECT_EQ(tape_state({p}), before);
 }
 

@@ -12,23 +12,12 @@
 
 #include "llm/autograd/tensor_value.hpp"
 #include "llm/tensor/tensor.hpp"
+#include "support/test_support.hpp"
 
 namespace llm::testing {
 
 inline Tensor tensor(Shape shape, std::vector<double> values) {
   return Tensor(std::move(shape), std::move(values));
-}
-
-/// A tensor's values as a vector, for EXPECT_EQ against a literal list.
-inline std::vector<double> values_of(const Tensor& tensor) {
-  return {tensor.values().begin(), tensor.values().end()};
-}
-
-/// The exact bits of a tensor's values.
-inline std::vector<std::uint64_t> bits_of(const Tensor& tensor) {
-  std::vector<std::uint64_t> bits;
-  for (double value : tensor.values()) bits.push_back(std::bit_cast<std::uint64_t>(value));
-  return bits;
 }
 
 /// Everything a failed call must leave untouched on a set of nodes: value
@@ -51,30 +40,6 @@ inline TapeState tape_state(const std::vector<TensorValue>& nodes) {
     state.versions.push_back(node.version());
   }
   return state;
-}
-
-/// The TensorAutodiffError `call` throws, or nothing (with a test failure).
-template <class Call>
-std::optional<TensorAutodiffError> capture_autodiff_error(Call&& call) {
-  try {
-    call();
-  } catch (const TensorAutodiffError& error) {
-    return error;
-  }
-  ADD_FAILURE() << "expected a TensorAutodiffError, but the call returned";
-  return std::nullopt;
-}
-
-/// The TensorError `call` throws, or nothing (with a test failure).
-template <class Call>
-std::optional<TensorError> capture_shape_error(Call&& call) {
-  try {
-    call();
-  } catch (const TensorError& error) {
-    return error;
-  }
-  ADD_FAILURE() << "expected a TensorError, but the call returned";
-  return std::nullopt;
 }
 
 /// The chapter's worked example: x [2, 3] = 1..6, reshape [3, 2], transpose

@@ -165,7 +165,7 @@ TEST(TensorTapeBackward, ReleasedGraphRejectsAnotherPassAndKeepsGradients) {
   const WorkedExample example;
   example.output.backward_with_seed(example.seed, Retention::Release);
   const testing::TapeState before = testing::tape_state(example.nodes());
-  const auto error = testing::capture_autodiff_error(
+  const auto error = testing::capture_error<TensorAutodiffError>(
       [&] { example.output.backward_with_seed(example.seed, Retention::Retain); });
   ASSERT_TRUE(error.has_value());
   EXPECT_EQ(error->kind(), TensorAutodiffErrorKind::ReleasedGraph);
@@ -191,7 +191,7 @@ TEST(TensorTapeBackward, NewOperationsOnReleasedNodesFailOnlyWhenReversedThrough
   fresh.backward();
   EXPECT_EQ(values_of(*example.bias.gradient()), (std::vector<double>{17, 17, 35}));
   const TensorValue through = example.output.sum_axis(0);
-  const auto error = testing::capture_autodiff_error([&] { through.backward(); });
+  const auto error = testing::capture_error<TensorAutodiffError>([&] { through.backward(); });
   ASSERT_TRUE(error.has_value());
   EXPECT_EQ(error->kind(), TensorAutodiffErrorKind::ReleasedGraph);
   EXPECT_EQ(error->operation(), TensorOperation::MeanAxis);
@@ -342,7 +342,7 @@ TEST(TensorTapeNoGrad, OperationsInsideTheScopeRecordNoGraph) {
     EXPECT_EQ(values_of(square.value()), (std::vector<double>{4, 9}));
     EXPECT_FALSE(square.tracks_gradient());
     EXPECT_EQ(square.operation(), TensorOperation::Multiply);
-    const auto error = testing::capture_autodiff_error([&] {
+    const auto error = testing::capture_error<TensorAutodiffError>([&] {
       square.backward_with_seed(tensor({2}, {1, 1}), Retention::Retain);
     });
     ASSERT_TRUE(error.has_value());

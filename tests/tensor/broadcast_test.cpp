@@ -11,12 +11,12 @@
 #include <utility>
 #include <vector>
 
-#include "capture_tensor_error.hpp"
+#include "support/test_support.hpp"
 
 namespace llm {
 namespace {
 
-using testing::capture_tensor_error;
+using testing::capture_error;
 using testing::values_of;
 
 // Deterministic, non-repeating values so that a wrong index changes the result.
@@ -46,7 +46,7 @@ TEST(BroadcastShapes, ExpandsExtentOneToZero) {
 }
 
 TEST(BroadcastShapes, RejectsUnequalExtentsNamingBothShapesAndTheAxis) {
-  const auto error = capture_tensor_error([] { broadcast_shapes({2, 3}, {4, 3}); });
+  const auto error = capture_error<TensorError>([] { broadcast_shapes({2, 3}, {4, 3}); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::IncompatibleBroadcast);
   EXPECT_EQ(tensor_error_kind_name(error->kind()), "incompatible-broadcast");
@@ -60,7 +60,7 @@ TEST(BroadcastShapes, RejectsUnequalExtentsNamingBothShapesAndTheAxis) {
 
 TEST(BroadcastShapes, RejectsAResultWhoseElementCountOverflows) {
   const std::size_t huge = std::numeric_limits<std::size_t>::max() / 2;
-  const auto error = capture_tensor_error([&] { broadcast_shapes({huge, 1}, {1, 3}); });
+  const auto error = capture_error<TensorError>([&] { broadcast_shapes({huge, 1}, {1, 3}); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::ShapeOverflow);
   EXPECT_EQ(error->shape(), (Shape{huge, 3}));
@@ -103,7 +103,7 @@ TEST(BroadcastTo, RejectsTargetsTheSourceCannotExpandTo) {
   for (const Case& c : {Case{{2, 3}, {4, 3}, 1}, Case{{3}, {1}, 0}, Case{{1, 3}, {3}, 1},
                         Case{{3}, {}, 0}}) {
     const Tensor source = Tensor::zeros(c.source);
-    const auto error = capture_tensor_error([&] { broadcast_to(source.view(), c.target); });
+    const auto error = capture_error<TensorError>([&] { broadcast_to(source.view(), c.target); });
     ASSERT_TRUE(error) << shape_text(c.source) << " -> " << shape_text(c.target);
     EXPECT_EQ(error->kind(), TensorErrorKind::IncompatibleBroadcast);
     EXPECT_EQ(error->shape(), c.source);
@@ -161,14 +161,14 @@ TEST(SumToShape, IsTheAdjointOfBroadcastTo) {
 
 TEST(SumToShape, RejectsTargetsThatDoNotBroadcastToTheSource) {
   const Tensor source = Tensor::zeros({2, 3});
-  const auto error = capture_tensor_error([&] { sum_to_shape(source.view(), {2}); });
+  const auto error = capture_error<TensorError>([&] { sum_to_shape(source.view(), {2}); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::IncompatibleBroadcast);
   EXPECT_EQ(error->shape(), (Shape{2, 3}));
   EXPECT_EQ(error->other_shape(), (Shape{2}));
   EXPECT_EQ(error->axis(), 0u);
 
-  const auto longer = capture_tensor_error([&] { sum_to_shape(source.view(), {1, 2, 3}); });
+  const auto longer = capture_error<TensorError>([&] { sum_to_shape(source.view(), {1, 2, 3}); });
   ASSERT_TRUE(longer);
   EXPECT_EQ(longer->kind(), TensorErrorKind::IncompatibleBroadcast);
   EXPECT_EQ(longer->axis(), 2u);

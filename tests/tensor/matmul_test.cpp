@@ -8,12 +8,12 @@
 #include <utility>
 #include <vector>
 
-#include "capture_tensor_error.hpp"
+#include "support/test_support.hpp"
 
 namespace llm {
 namespace {
 
-using testing::capture_tensor_error;
+using testing::capture_error;
 using testing::values_of;
 
 TEST(MatMul, MultipliesTwoMatricesAsByHand) {
@@ -57,13 +57,13 @@ TEST(MatMul, AddsTheInnerProductsInIncreasingOrder) {
 TEST(MatMul, RejectsARankOneOperandNamingBothShapes) {
   const Tensor vector({3}, {1, 2, 3});
   const Tensor matrix = Tensor::zeros({3, 2});
-  const auto error = capture_tensor_error([&] { matmul(vector.view(), matrix.view()); });
+  const auto error = capture_error<TensorError>([&] { matmul(vector.view(), matrix.view()); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::MatMulRank);
   EXPECT_EQ(error->shape(), (Shape{3}));
   EXPECT_EQ(error->other_shape(), (Shape{3, 2}));
 
-  const auto right = capture_tensor_error([&] { matmul(matrix.view(), vector.view()); });
+  const auto right = capture_error<TensorError>([&] { matmul(matrix.view(), vector.view()); });
   ASSERT_TRUE(right);
   EXPECT_EQ(right->kind(), TensorErrorKind::MatMulRank);
 }
@@ -71,7 +71,7 @@ TEST(MatMul, RejectsARankOneOperandNamingBothShapes) {
 TEST(MatMul, RejectsDifferentInnerExtents) {
   const Tensor left = Tensor::zeros({2, 3});
   const Tensor right = Tensor::zeros({4, 2});
-  const auto error = capture_tensor_error([&] { matmul(left.view(), right.view()); });
+  const auto error = capture_error<TensorError>([&] { matmul(left.view(), right.view()); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::MatMulInnerMismatch);
   EXPECT_EQ(error->shape(), (Shape{2, 3}));
@@ -83,7 +83,7 @@ TEST(MatMul, RejectsDifferentInnerExtents) {
 TEST(MatMul, RejectsBatchAxesThatDoNotBroadcastNamingTheFullShapes) {
   const Tensor left = Tensor::zeros({2, 2, 3});
   const Tensor right = Tensor::zeros({3, 3, 2});
-  const auto error = capture_tensor_error([&] { matmul(left.view(), right.view()); });
+  const auto error = capture_error<TensorError>([&] { matmul(left.view(), right.view()); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::IncompatibleBroadcast);
   EXPECT_EQ(error->shape(), (Shape{2, 2, 3}));

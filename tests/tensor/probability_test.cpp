@@ -7,12 +7,12 @@
 #include <limits>
 #include <vector>
 
-#include "capture_tensor_error.hpp"
+#include "support/test_support.hpp"
 
 namespace llm {
 namespace {
 
-using testing::capture_tensor_error;
+using testing::capture_error;
 using testing::values_of;
 
 const Tensor chapter_logits({2, 3}, {0.0, 1.0, -1.0, 2.0, 0.0, -2.0});
@@ -135,7 +135,7 @@ TEST(LogSoftmax, LeavesProbabilitiesEmptyWhenNotRequested) {
 }
 
 TEST(LogSoftmaxValidation, RejectsAnAxisOutOfRange) {
-  const auto error = capture_tensor_error([] { log_softmax(chapter_logits.view(), 2); });
+  const auto error = capture_error<TensorError>([] { log_softmax(chapter_logits.view(), 2); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::InvalidAxis);
   EXPECT_EQ(error->axis(), 2u);
@@ -143,14 +143,14 @@ TEST(LogSoftmaxValidation, RejectsAnAxisOutOfRange) {
 
 TEST(LogSoftmaxValidation, RejectsAnEmptyClassAxisBeforeNonFiniteValues) {
   const Tensor empty({2, 0}, {});
-  const auto error = capture_tensor_error([&] { log_softmax(empty.view(), 1); });
+  const auto error = capture_error<TensorError>([&] { log_softmax(empty.view(), 1); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::EmptyAxis);
 }
 
 TEST(LogSoftmaxValidation, NamesTheFirstNonFiniteLogitInRowMajorOrder) {
   const Tensor logits({2, 2}, {0.0, inf_value, nan_value, 1.0});
-  const auto error = capture_tensor_error([&] { log_softmax_forward(logits.view(), 0, true); });
+  const auto error = capture_error<TensorError>([&] { log_softmax_forward(logits.view(), 0, true); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::NonFiniteValue);
   EXPECT_EQ(error->coordinate(), (std::vector<std::size_t>{0, 1}));
@@ -160,7 +160,7 @@ TEST(LogSoftmaxValidation, NamesTheFirstNonFiniteLogitInRowMajorOrder) {
 TEST(IndexedMeanNllValidation, ChecksTheAxisFirst) {
   const std::vector<std::size_t> bad_targets = {7};
   const auto error =
-      capture_tensor_error([&] { indexed_mean_nll(chapter_logits.view(), 3, bad_targets); });
+      capture_error<TensorError>([&] { indexed_mean_nll(chapter_logits.view(), 3, bad_targets); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::InvalidAxis);
 }
@@ -168,14 +168,14 @@ TEST(IndexedMeanNllValidation, ChecksTheAxisFirst) {
 TEST(IndexedMeanNllValidation, ChecksTheClassExtentBeforeTheTargets) {
   const Tensor empty({2, 0}, {});
   const std::vector<std::size_t> bad_targets = {0, 0, 0};
-  const auto error = capture_tensor_error([&] { indexed_mean_nll(empty.view(), 1, bad_targets); });
+  const auto error = capture_error<TensorError>([&] { indexed_mean_nll(empty.view(), 1, bad_targets); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::EmptyAxis);
 }
 
 TEST(IndexedMeanNllValidation, TargetCountWinsOverAnOutOfRangeTarget) {
   const std::vector<std::size_t> wrong_count_and_class = {9, 0, 0};
-  const auto error = capture_tensor_error(
+  const auto error = capture_error<TensorError>(
       [&] { indexed_mean_nll(chapter_logits.view(), 1, wrong_count_and_class); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::TargetCountMismatch);
@@ -186,7 +186,7 @@ TEST(IndexedMeanNllValidation, TargetCountWinsOverAnOutOfRangeTarget) {
 TEST(IndexedMeanNllValidation, RejectsZeroGroupsAsEmptyTargets) {
   const Tensor no_rows({0, 3}, {});
   const std::vector<std::size_t> none;
-  const auto error = capture_tensor_error([&] { indexed_mean_nll(no_rows.view(), 1, none); });
+  const auto error = capture_error<TensorError>([&] { indexed_mean_nll(no_rows.view(), 1, none); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::EmptyTargets);
 }
@@ -194,7 +194,7 @@ TEST(IndexedMeanNllValidation, RejectsZeroGroupsAsEmptyTargets) {
 TEST(IndexedMeanNllValidation, NamesTheFirstOutOfRangeTargetBeforeNonFiniteLogits) {
   const Tensor logits({2, 3}, {0.0, nan_value, 0.0, 0.0, 0.0, 0.0});
   const std::vector<std::size_t> targets = {3, 5};
-  const auto error = capture_tensor_error([&] { indexed_mean_nll(logits.view(), 1, targets); });
+  const auto error = capture_error<TensorError>([&] { indexed_mean_nll(logits.view(), 1, targets); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::TargetOutOfRange);
   EXPECT_EQ(error->index(), 0u);
@@ -204,7 +204,7 @@ TEST(IndexedMeanNllValidation, NamesTheFirstOutOfRangeTargetBeforeNonFiniteLogit
 
 TEST(IndexedMeanNllValidation, RejectsANonFiniteLogitAfterValidTargets) {
   const Tensor logits({2, 3}, {0.0, 1.0, -1.0, 2.0, -inf_value, -2.0});
-  const auto error = capture_tensor_error(
+  const auto error = capture_error<TensorError>(
       [&] { indexed_mean_nll_forward(logits.view(), 1, chapter_targets, true); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::NonFiniteValue);

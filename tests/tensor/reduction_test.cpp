@@ -7,12 +7,12 @@
 #include <utility>
 #include <vector>
 
-#include "capture_tensor_error.hpp"
+#include "support/test_support.hpp"
 
 namespace llm {
 namespace {
 
-using testing::capture_tensor_error;
+using testing::capture_error;
 using testing::values_of;
 
 const Tensor matrix({2, 3}, {1, 2, 3, 4, 5, 6});
@@ -53,13 +53,13 @@ TEST(SumAxis, SumsAnEmptyAxisToZero) {
 }
 
 TEST(SumAxis, RejectsAnAxisNotBelowTheRank) {
-  const auto error = capture_tensor_error([] { sum_axis(matrix.view(), 2, false); });
+  const auto error = capture_error<TensorError>([] { sum_axis(matrix.view(), 2, false); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::InvalidAxis);
   EXPECT_EQ(error->axis(), 2u);
   EXPECT_EQ(error->shape(), (Shape{2, 3}));
 
-  const auto scalar = capture_tensor_error([] { sum_axis(Tensor::scalar(1.0).view(), 0, true); });
+  const auto scalar = capture_error<TensorError>([] { sum_axis(Tensor::scalar(1.0).view(), 0, true); });
   ASSERT_TRUE(scalar);
   EXPECT_EQ(scalar->kind(), TensorErrorKind::InvalidAxis);
 }
@@ -84,7 +84,7 @@ TEST(MeanAxis, DividesEachSumByTheAxisExtent) {
 
 TEST(MeanAxis, RejectsAnEmptyAxis) {
   const Tensor empty = Tensor::zeros({2, 0});
-  const auto error = capture_tensor_error([&] { mean_axis(empty.view(), 1, false); });
+  const auto error = capture_error<TensorError>([&] { mean_axis(empty.view(), 1, false); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::EmptyAxis);
   EXPECT_EQ(error->axis(), 1u);
@@ -93,7 +93,7 @@ TEST(MeanAxis, RejectsAnEmptyAxis) {
 
 TEST(MeanAxis, RejectsAnAxisNotBelowTheRankBeforeCheckingExtents) {
   const Tensor empty = Tensor::zeros({2, 0});
-  const auto error = capture_tensor_error([&] { mean_axis(empty.view(), 5, true); });
+  const auto error = capture_error<TensorError>([&] { mean_axis(empty.view(), 5, true); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::InvalidAxis);
   EXPECT_EQ(error->axis(), 5u);

@@ -10,12 +10,12 @@
 #include <utility>
 #include <vector>
 
-#include "capture_tensor_error.hpp"
+#include "support/test_support.hpp"
 
 namespace llm {
 namespace {
 
-using testing::capture_tensor_error;
+using testing::capture_error;
 using testing::values_of;
 
 Tensor counting(const Shape& shape) {
@@ -39,7 +39,7 @@ TEST(Reshape, KeepsTheRowMajorValuesInOrder) {
 
 TEST(Reshape, RejectsACountMismatchNamingBothShapes) {
   const Tensor source({2, 3}, {1, 2, 3, 4, 5, 6});
-  const auto error = capture_tensor_error([&] { reshape(source.view(), {4, 2}); });
+  const auto error = capture_error<TensorError>([&] { reshape(source.view(), {4, 2}); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::ReshapeCountMismatch);
   EXPECT_EQ(error->shape(), (Shape{2, 3}));
@@ -88,13 +88,13 @@ TEST(Transpose, SwappingAnAxisWithItselfCopies) {
 
 TEST(Transpose, RejectsAnAxisNotBelowTheRank) {
   const Tensor source = counting({2, 3, 4});
-  const auto error = capture_tensor_error([&] { transpose(source.view(), 0, 3); });
+  const auto error = capture_error<TensorError>([&] { transpose(source.view(), 0, 3); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::InvalidAxis);
   EXPECT_EQ(error->axis(), 3u);
   EXPECT_EQ(error->shape(), (Shape{2, 3, 4}));
 
-  const auto first = capture_tensor_error([&] { transpose(source.view(), 7, 5); });
+  const auto first = capture_error<TensorError>([&] { transpose(source.view(), 7, 5); });
   ASSERT_TRUE(first);
   EXPECT_EQ(first->axis(), 7u);
 }
@@ -108,7 +108,7 @@ TEST(MatrixTranspose, SwapsTheLastTwoAxesOfEveryBatch) {
 
 TEST(MatrixTranspose, RejectsRankBelowTwo) {
   const Tensor vector = counting({3});
-  const auto error = capture_tensor_error([&] { matrix_transpose(vector.view()); });
+  const auto error = capture_error<TensorError>([&] { matrix_transpose(vector.view()); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::InvalidAxis);
   EXPECT_EQ(error->axis(), 1u);

@@ -6,12 +6,12 @@
 #include <limits>
 #include <vector>
 
-#include "capture_tensor_error.hpp"
+#include "support/test_support.hpp"
 
 namespace llm {
 namespace {
 
-using testing::capture_tensor_error;
+using testing::capture_error;
 using testing::values_of;
 
 constexpr std::size_t max_size = std::numeric_limits<std::size_t>::max();
@@ -36,7 +36,7 @@ TEST(TensorConstruction, RankZeroHoldsOneValue) {
 }
 
 TEST(TensorConstruction, RejectsAValueCountThatDiffersFromTheShape) {
-  const auto error = capture_tensor_error([] { Tensor({2, 3}, {1.0, 2.0}); });
+  const auto error = capture_error<TensorError>([] { Tensor({2, 3}, {1.0, 2.0}); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::ValueCountMismatch);
   EXPECT_EQ(error->shape(), (Shape{2, 3}));
@@ -46,11 +46,11 @@ TEST(TensorConstruction, RejectsAValueCountThatDiffersFromTheShape) {
 }
 
 TEST(TensorConstruction, RejectsAShapeWhoseElementCountOverflows) {
-  const auto error = capture_tensor_error([] { Tensor::zeros({max_size, 2}); });
+  const auto error = capture_error<TensorError>([] { Tensor::zeros({max_size, 2}); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::ShapeOverflow);
   EXPECT_EQ(error->shape(), (Shape{max_size, 2}));
-  const auto count = capture_tensor_error([] { element_count({max_size / 2 + 1, 2}); });
+  const auto count = capture_error<TensorError>([] { element_count({max_size / 2 + 1, 2}); });
   ASSERT_TRUE(count);
   EXPECT_EQ(count->kind(), TensorErrorKind::ShapeOverflow);
   // A zero extent makes the count zero however large the others are.
@@ -79,7 +79,7 @@ TEST(RowMajorLayout, CoordinatesAndOffsetsConvertBothWays) {
 
 TEST(RowMajorLayout, RejectsACoordinateOfTheWrongRank) {
   const std::vector<std::size_t> coordinate = {1};
-  const auto error = capture_tensor_error([&] { offset_from_coordinate({2, 3}, coordinate); });
+  const auto error = capture_error<TensorError>([&] { offset_from_coordinate({2, 3}, coordinate); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::RankMismatch);
   EXPECT_EQ(error->coordinate(), coordinate);
@@ -87,7 +87,7 @@ TEST(RowMajorLayout, RejectsACoordinateOfTheWrongRank) {
 
 TEST(RowMajorLayout, NamesTheAxisOfAnOutOfBoundsCoordinate) {
   const std::vector<std::size_t> coordinate = {1, 3};
-  const auto error = capture_tensor_error([&] { offset_from_coordinate({2, 3}, coordinate); });
+  const auto error = capture_error<TensorError>([&] { offset_from_coordinate({2, 3}, coordinate); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::CoordinateOutOfBounds);
   EXPECT_EQ(error->axis(), 1u);
@@ -96,7 +96,7 @@ TEST(RowMajorLayout, NamesTheAxisOfAnOutOfBoundsCoordinate) {
 }
 
 TEST(RowMajorLayout, RejectsAnOffsetPastTheLastElement) {
-  const auto error = capture_tensor_error([] { coordinate_from_offset({2, 3}, 6); });
+  const auto error = capture_error<TensorError>([] { coordinate_from_offset({2, 3}, 6); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::OffsetOutOfBounds);
   EXPECT_EQ(error->index(), 6u);
@@ -119,21 +119,21 @@ TEST(TensorViewAccess, RejectsBadCoordinatesOffsetsAndValueCounts) {
   const Tensor tensor({2, 3}, {0.0, 1.0, -1.0, 2.0, 0.0, -2.0});
   const TensorView view = tensor.view();
   const std::vector<std::size_t> short_coordinate = {0};
-  const auto rank = capture_tensor_error([&] { view.at(short_coordinate); });
+  const auto rank = capture_error<TensorError>([&] { view.at(short_coordinate); });
   ASSERT_TRUE(rank);
   EXPECT_EQ(rank->kind(), TensorErrorKind::RankMismatch);
 
   const std::vector<std::size_t> outside = {2, 0};
-  const auto bounds = capture_tensor_error([&] { view.at(outside); });
+  const auto bounds = capture_error<TensorError>([&] { view.at(outside); });
   ASSERT_TRUE(bounds);
   EXPECT_EQ(bounds->kind(), TensorErrorKind::CoordinateOutOfBounds);
   EXPECT_EQ(bounds->axis(), 0u);
 
-  const auto offset = capture_tensor_error([&] { view.coordinate_of(6); });
+  const auto offset = capture_error<TensorError>([&] { view.coordinate_of(6); });
   ASSERT_TRUE(offset);
   EXPECT_EQ(offset->kind(), TensorErrorKind::OffsetOutOfBounds);
 
-  const auto count = capture_tensor_error([&] { TensorView(tensor.values(), Shape{4, 2}); });
+  const auto count = capture_error<TensorError>([&] { TensorView(tensor.values(), Shape{4, 2}); });
   ASSERT_TRUE(count);
   EXPECT_EQ(count->kind(), TensorErrorKind::ValueCountMismatch);
   EXPECT_EQ(count->expected(), 8u);
