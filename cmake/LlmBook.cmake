@@ -28,6 +28,7 @@ foreach(relative IN LISTS llm_book_files)
     COMMAND ${CMAKE_COMMAND} -E copy ${CMAKE_SOURCE_DIR}/book/${relative}
             ${LLM_BOOK_SOURCE}/${relative}
     DEPENDS ${CMAKE_SOURCE_DIR}/book/${relative}
+    COMMENT "book: stage book/${relative}"
     VERBATIM)
   list(APPEND llm_staged_book_files ${LLM_BOOK_SOURCE}/${relative})
 endforeach()

@@ -214,6 +214,15 @@ class ApiHeaderDirective(SphinxDirective):
         return [section]
 
 
+def unlink_file_references(app: Sphinx, env: Any, node: Any, contnode: nodes.Node) -> nodes.Node | None:
+    """Doxygen turns a header's name in a comment (``model_ops.hpp``) into a link to
+    a file page; the book has no file pages, so the name stays plain text."""
+    target = node.get("reftarget", "")
+    if node.get("reftype") == "ref" and (target.endswith("_8hpp") or target.endswith("_8cpp")):
+        return contnode
+    return None
+
+
 def purge_sources(app: Sphinx, env: Any, docname: str) -> None:
     getattr(env, "llm_listing_sources", {}).pop(docname, None)
 
@@ -278,5 +287,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-purge-doc", purge_sources)
     app.connect("env-merge-info", merge_sources)
     app.connect("html-collect-pages", collect_source_pages)
+    app.connect("missing-reference", unlink_file_references)
     app.connect("build-finished", copy_mathjax)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}
