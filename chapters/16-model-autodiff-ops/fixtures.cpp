@@ -55,12 +55,12 @@ class BaselineCheck {
 
 // The pass adjoint of the node `operation` produced, read from the trace.
 Tensor pass_adjoint(const llm::TensorBackwardTrace& trace, TensorOperation operation) {
-  std::optional<Tensor> adjoint = trace.pass_adjoint(operation);
-  if (!adjoint) {
+  const Tensor* adjoint = trace.pass_adjoint(operation);
+  if (adjoint == nullptr) {
     throw std::runtime_error("the traced pass has no adjoint for " +
                              std::string(llm::tensor_operation_name(operation)));
   }
-  return std::move(*adjoint);
+  return *adjoint;
 }
 
 // The forward chain as the figure draws it: the fork after SiLU is two

@@ -257,7 +257,7 @@ TEST(TensorTapeTrace, WorkedExampleRecordsEightNodesAndEightEdges) {
   EXPECT_EQ(values_of(*trace.nodes[3].gradient), (std::vector<double>{16, 16, 34}));
   EXPECT_EQ(values_of(*trace.pass_adjoint(TensorOperation::Multiply)),
             (std::vector<double>{1, 1, 1, 2, 2, 2}));
-  EXPECT_EQ(trace.pass_adjoint(TensorOperation::Exp), std::nullopt);
+  EXPECT_EQ(trace.pass_adjoint(TensorOperation::Exp), nullptr);
 
   struct Edge {
     std::size_t child, parent, operand;

@@ -7,14 +7,23 @@
 #include <bit>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include "llm/tensor/tensor.hpp"
 
 namespace llm::testing {
 
-/// The `ErrorType` that `call` throws, or nothing (with a test failure) if it
-/// returns. Any other exception propagates and fails the test.
+/// Thrown by capture_error when the call returns: GoogleTest reports the
+/// exception as the test's failure, so a caller never reads a missing error.
+struct CallDidNotThrow : std::logic_error {
+  using std::logic_error::logic_error;
+};
+
+/// The `ErrorType` that `call` throws. If the call returns instead, the test
+/// fails (CallDidNotThrow ends it). Any other exception propagates and fails
+/// the test. The result is never empty; it is an optional so that callers
+/// can still write ASSERT_TRUE(error).
 template <class ErrorType, class Call>
 std::optional<ErrorType> capture_error(Call&& call) {
   try {
@@ -22,8 +31,7 @@ std::optional<ErrorType> capture_error(Call&& call) {
   } catch (const ErrorType& error) {
     return error;
   }
-  ADD_FAILURE() << "expected the call to throw, but it returned";
-  return std::nullopt;
+  throw CallDidNotThrow("expected the call to throw, but it returned");
 }
 
 /// A tensor's values as a vector, for EXPECT_EQ against a literal list.

@@ -77,6 +77,7 @@ TensorValue TensorValue::gather_rows(std::span<const std::size_t> ids,
   auto plan =
       std::make_shared<const RowGatherPlan>(RowGatherPlan::checked(shape(), ids, index_shape));
   Tensor rows = copy_selected_rows(value(), *plan);  // independent copies: no aliasing of the table
+  // endregion: model-row-gather-operation
   // region: model-row-gather-vjp
   // d/dE[i, :] = sum over occurrences p with ids[p] = i of upstream[p, :]
   auto scatter_add = [plan](const Tensor& upstream) {
@@ -94,11 +95,10 @@ TensorValue TensorValue::gather_rows(std::span<const std::size_t> ids,
     }
     return table_gradient;
   };
-  // endregion: model-row-gather-vjp
   return record(TensorOperation::GatherRows, std::move(rows),
                 {{*this, {"scatter-add rows by id", std::move(scatter_add)}}});
 }
-// endregion: model-row-gather-operation
+// endregion: model-row-gather-vjp
 
 // region: model-matmul
 TensorValue TensorValue::matmul(const TensorValue& other) const {

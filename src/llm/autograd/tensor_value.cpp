@@ -152,7 +152,7 @@ std::uint64_t TensorValue::node_id() const noexcept {
 bool TensorValue::is_same_node(const TensorValue& other) const noexcept {
   return node_ == other.node_;
 }
-std::optional<Tensor> TensorValue::gradient() const {
+const std::optional<Tensor>& TensorValue::gradient() const noexcept {
   return node_->gradient;
 }
 std::optional<Tensor> TensorValue::gradient_snapshot() const {
@@ -176,11 +176,11 @@ void TensorValue::assign(Tensor value) {
 // endregion: tensor-assign
 
 // region: tensor-trace-lookup
-std::optional<Tensor> TensorBackwardTrace::pass_adjoint(TensorOperation operation) const {
+const Tensor* TensorBackwardTrace::pass_adjoint(TensorOperation operation) const noexcept {
   for (const TensorTraceNode& node : nodes) {
-    if (node.operation == operation && node.pass_adjoint) return node.pass_adjoint;
+    if (node.operation == operation && node.pass_adjoint) return &*node.pass_adjoint;
   }
-  return std::nullopt;
+  return nullptr;
 }
 
 const TensorTraceNode* TensorBackwardTrace::find(std::uint64_t node_id) const noexcept {

@@ -230,8 +230,9 @@ struct TensorBackwardTrace {
   std::vector<TensorTraceEdge> edges;  ///< reverse ledger
 
   /// The pass adjoint of the first tracked node in topological order that
-  /// `operation` produced, or nothing if there is none.
-  std::optional<Tensor> pass_adjoint(TensorOperation operation) const;
+  /// `operation` produced, or nullptr if there is none. The pointer is valid
+  /// while this trace lives.
+  const Tensor* pass_adjoint(TensorOperation operation) const noexcept;
   /// The trace node of `node_id`, or nullptr if the pass did not visit it.
   const TensorTraceNode* find(std::uint64_t node_id) const noexcept;
 };
@@ -276,7 +277,10 @@ class TensorValue {
   /// Whether both handles refer to the same node (equal values are not enough).
   bool is_same_node(const TensorValue& other) const noexcept;
   /// The stored gradient (shape of the value); absent unless this is a parameter.
-  std::optional<Tensor> gradient() const;
+  /// The reference reads the node itself: it stays valid while any handle to
+  /// the node lives and shows later passes' updates. Use gradient_snapshot()
+  /// to keep the gradient of one moment.
+  const std::optional<Tensor>& gradient() const noexcept;
   /// A copy of the stored gradient, paired with value_snapshot(); absent unless
   /// this is a parameter.
   std::optional<Tensor> gradient_snapshot() const;

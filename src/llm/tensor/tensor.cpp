@@ -252,7 +252,7 @@ double Tensor::at(std::span<const std::size_t> coordinate) const {
   return values_[offset_from_coordinate(shape_, coordinate)];
 }
 
-TensorView Tensor::view() const noexcept { return TensorView(values_, shape_); }
+TensorView Tensor::view() const { return TensorView(values_, shape_); }
 
 TensorView::TensorView(std::span<const double> values, Shape shape)
     : values_(values), shape_(std::move(shape)) {

@@ -158,7 +158,8 @@ class Tensor {
   double at(std::span<const std::size_t> coordinate) const;
 
   /// A read-only view of this tensor; valid while the tensor lives unchanged in shape.
-  TensorView view() const noexcept;
+  /// @throws std::bad_alloc if the view's copy of the shape cannot be allocated.
+  TensorView view() const;
 
  private:
   Shape shape_;

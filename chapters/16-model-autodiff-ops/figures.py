@@ -1,0 +1,573 @@
+"""Figures of chapter 16, drawn from the demo's trace (``chapter-16-demo --trace``).
+
+* :func:`forward_chain_figure` -- the worked chain from the embedding table to
+  the loss, with the fork after SiLU into two separate operation calls
+  (``trace.inputs``, ``trace.forward``).
+* :func:`position_table` -- the loss-logit gradient of every flat position
+  with its token, target, signs and class sum (``trace.position_gradients``).
+* :func:`scatter_figure` -- four occurrence adjoints added into three
+  embedding-table rows (``trace.embedding_rows``, ``trace.position_gradients``).
+* :func:`ledger_table` -- the reverse ledger: the upstream and parent
+  gradient of every operand use, with its rule and shape
+  (``trace.reverse_ledger``, ``trace.inputs``).
+* :func:`probes_table`, :func:`checks_table`, :func:`errors_table` -- the
+  scalar probes, the eight sampled VJP checks and the four rejected requests
+  (``trace.scalar_probes``, ``trace.gradchecks``, ``trace.errors``).
+
+The helpers :func:`plain`, :func:`frac`, :func:`tex` and :func:`row_text`
+format trace numbers for the prose. Every number shown comes from the trace;
+nothing is typed by hand.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, Mapping, Sequence
+
+from tools.figures import fixed, graphviz, html_text, sci, shortest, table
+
+Trace = Mapping[str, Any]
+TensorJson = Mapping[str, Any]  # {"shape": [...], "values": [...]}, row-major
+
+NODE_FILL = "#eef3fb"
+HEADER_FILL = "#c9daf2"
+DATA_FILL = "#f4f4f4"
+LOSS_FILL = "#fdf1e6"
+UNUSED_FILL = "#f2f2f2"
+UNUSED_TEXT = "#777777"
+REPEATED_FILL = "#e7f2e4"
+SINGLE_FILL = "#eef3fb"
+ERROR_DIGITS = 2  # scaled errors are shown to three significant digits
+NBSP = "\u00a0"  # keeps a shape such as [4, 2] on one line inside a table cell
+
+# Largest denominator :func:`frac` writes as a fraction; the worked example's
+# values are exact dyadic numbers such as 1/8 and 1/16.
+MAX_DENOMINATOR = 64
+
+# What each operation of the chain keeps for its reverse rule (its saved context).
+SAVED_TEXT = {
+    "gather_rows": "the checked plan: selectors and shapes",
+    "matmul": "both operand values (shared)",
+    "silu": "its input (shared)",
+    "log_softmax": "P emitted by this call",
+    "indexed_mean_nll": "its own P, the targets, the axis",
+}
+
+# What each tape operation of the reverse ledger stands for in the worked chain.
+PARENT_TEXT = {
+    "silu": "SiLU output (the loss logits)",
+    "matmul": "matmul output (projection preactivations)",
+    "gather_rows": "gathered rows $X$",
+}
+
+
+# --- Numbers and tensors for prose -------------------------------------------------
+
+
+def plain(value: float) -> str:
+    """``value`` for prose and math: ``2`` for an integral value, else the shortest round-trip text."""
+    if math.isfinite(value) and value == int(value) and abs(value) < 2**53:
+        return str(int(value))
+    return shortest(value)
+
+
+def frac(value: float) -> str:
+    """``value`` as LaTeX: an integer, a fraction ``-\\tfrac{1}{8}`` when it is exactly one with a
+    small denominator, else the shortest round-trip decimal."""
+    if not math.isfinite(value):
+        return plain(value)
+    exact = Fraction(value)
+    if exact.denominator == 1 or exact.denominator > MAX_DENOMINATOR:
+        return plain(value)
+    sign = "-" if exact < 0 else ""
+    return f"{sign}\\tfrac{{{abs(exact.numerator)}}}{{{exact.denominator}}}"
+
+
+def _rows(tensor: TensorJson) -> list[list[float]]:
+    """The values as rows: one row for rank 0 and 1, the last axis as columns otherwise."""
+    shape, values = list(tensor["shape"]), list(tensor["values"])
+    if len(shape) < 2:
+        return [values]
+    width = shape[-1]
+    return [values[start : start + width] for start in range(0, len(values), width)] if width else [[]]
+
+
+def shape_text(shape: Sequence[int], space: str = " ") -> str:
+    """A shape as the book writes it: ``[4, 2]``, ``[]`` for rank zero."""
+    return "[" + f",{space}".join(str(extent) for extent in shape) + "]"
+
+
+def tex(tensor: TensorJson) -> str:
+    """A tensor as LaTeX with exact fractions: a number, a row vector or a bracketed matrix."""
+    shape = tensor["shape"]
+    if len(shape) == 0:
+        return frac(tensor["values"][0])
+    if len(shape) == 1:
+        return "\\begin{bmatrix} " + " & ".join(frac(v) for v in tensor["values"]) + " \\end{bmatrix}"
+    if len(shape) == 2:
+        body = " \\\\ ".join(" & ".join(frac(v) for v in row) for row in _rows(tensor))
+        return f"\\begin{{bmatrix}} {body} \\end{{bmatrix}}"
+    raise ValueError(f"tex() shows rank 0 to 2, not shape {shape_text(shape)}")
+
+
+def row_tex(values: Sequence[float]) -> str:
+    """One row of values as a LaTeX row vector with exact fractions: ``[-\\tfrac18,\\ \\tfrac18]``."""
+    return "[" + ",\\ ".join(frac(v) for v in values) + "]"
+
+
+def ids_tex(ids: Sequence[int]) -> str:
+    """Integer IDs as a LaTeX row vector: ``\\begin{bmatrix} 1 & 1 & 1 & 2 \\end{bmatrix}``."""
+    return "\\begin{bmatrix} " + " & ".join(str(i) for i in ids) + " \\end{bmatrix}"
+
+
+def row_text(values: Sequence[float]) -> str:
+    """One row of values as plain text in shortest form: ``[-0.125, 0.125]``."""
+    return "[" + ", ".join(plain(v) for v in values) + "]"
+
+
+def ids_text(ids: Sequence[int]) -> str:
+    """Integer IDs as the demo prints them: ``[1, 1, 1, 2]``."""
+    return "[" + ", ".join(str(i) for i in ids) + "]"
+
+
+def step(forward: Trace, operation: str) -> Mapping[str, Any]:
+    """The forward step of the tape operation ``operation`` (``gather_rows``, ``silu``, ...)."""
+    for entry in forward["steps"]:
+        if entry["operation"] == operation:
+            return entry
+    raise KeyError(f"the forward chain has no {operation!r} step")
+
+
+def step_tensor(forward: Trace, operation: str) -> TensorJson:
+    """The output of the forward step ``operation`` as a tensor."""
+    entry = step(forward, operation)
+    return {"shape": entry["output_shape"], "values": entry["values"]}
+
+
+def ledger_edge(trace: Trace, consumer: str, slot: int = 0) -> Mapping[str, Any]:
+    """The reverse-ledger entry of operand ``slot`` of ``consumer``."""
+    for entry in trace["reverse_ledger"]:
+        if entry["consumer"] == consumer and entry["operand_slot"] == slot:
+            return entry
+    raise KeyError(f"the reverse ledger has no edge {consumer!r} slot {slot}")
+
+
+def check(trace: Trace, operation: str) -> Mapping[str, Any]:
+    """The sampled VJP check of ``operation`` (``gather_rows``, ``matmul-left``, ...)."""
+    for entry in trace["gradchecks"]["checks"]:
+        if entry["operation"] == operation:
+            return entry
+    raise KeyError(f"no gradient check for {operation!r}")
+
+
+def probe(trace: Trace, operation: str) -> Mapping[str, Any]:
+    """The scalar probe of ``operation`` (``exp``, ``log``, ``silu``)."""
+    for entry in trace["scalar_probes"]:
+        if entry["operation"] == operation:
+            return entry
+    raise KeyError(f"no scalar probe for {operation!r}")
+
+
+def error(trace: Trace, label: str) -> Mapping[str, Any]:
+    """The rejected request labelled ``label`` (``invalid-id``, ``exp-overflow``, ...)."""
+    for entry in trace["errors"]["cases"]:
+        if entry["label"] == label:
+            return entry
+    raise KeyError(f"no rejected request {label!r}")
+
+
+def max_scaled_error(entry: Mapping[str, Any]) -> float:
+    """The largest scaled error over a check's sampled coordinates."""
+    return max(coordinate["scaled_error"] for coordinate in entry["coordinates"])
+
+
+def error_text(value: float) -> str:
+    """A scaled error to three significant digits (``9.52e-12``), or ``0`` when it is exactly zero."""
+    return "0" if value == 0 else sci(value, ERROR_DIGITS)
+
+
+def max_error_overall(trace: Trace) -> float:
+    """The largest scaled error over every sampled coordinate of every check."""
+    return max(max_scaled_error(entry) for entry in trace["gradchecks"]["checks"])
+
+
+def sampled_total(trace: Trace) -> int:
+    """How many coordinates the eight checks sampled in all."""
+    return sum(len(entry["coordinates"]) for entry in trace["gradchecks"]["checks"])
+
+
+def repeated_row(trace: Trace) -> Mapping[str, Any]:
+    """The embedding row selected most often (row 1 in the worked input)."""
+    return max(trace["embedding_rows"], key=lambda row: row["occurrence_count"])
+
+
+# --- Graphviz building blocks --------------------------------------------------------
+
+
+def cell_text(value: float) -> str:
+    """A value for a figure cell: ``-1`` for an integral value, else the demo's twelve decimals."""
+    if math.isfinite(value) and value == int(value):
+        return plain(value)
+    return fixed(value)
+
+
+def _grid(tensor: TensorJson, fill: str = "#ffffff") -> str:
+    """An HTML-like Graphviz table with one cell per element, rows along the first axis."""
+    rows = "".join(
+        "<TR>" + "".join(f'<TD ALIGN="RIGHT" WIDTH="22">{html_text(cell_text(v))}</TD>' for v in row) + "</TR>"
+        for row in _rows(tensor)
+    )
+    return f'<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3" BGCOLOR="{fill}">{rows}</TABLE>'
+
+
+def _field(key: str, value_html: str) -> str:
+    """One card row: a small key on the left, a value (HTML) on the right."""
+    return (
+        f'<TR><TD ALIGN="LEFT" VALIGN="MIDDLE"><FONT POINT-SIZE="9">{html_text(key)}</FONT></TD>'
+        f'<TD ALIGN="RIGHT">{value_html}</TD></TR>'
+    )
+
+
+def _card(title: str, subtitle: str, rows: Sequence[str], fill: str = NODE_FILL,
+          header: str = HEADER_FILL, style: str = "") -> str:
+    """An HTML-like label: a bold title, a monospace subtitle, then the given rows."""
+    border = 'STYLE="DASHED" ' if style == "dashed" else ""
+    return (
+        f'<<TABLE {border}BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="4" BGCOLOR="{fill}">'
+        f'<TR><TD COLSPAN="2" BGCOLOR="{header}"><B>{html_text(title)}</B><BR/>'
+        f'<FONT POINT-SIZE="9" FACE="Courier">{html_text(subtitle)}</FONT></TD></TR>'
+        f'{"".join(rows)}</TABLE>>'
+    )
+
+
+def _graph_head(name: str, rankdir: str, nodesep: float, ranksep: float) -> list[str]:
+    """The first lines of a DOT digraph in the book's style."""
+    return [
+        f"digraph {name} {{",
+        f'  graph [rankdir={rankdir}, nodesep={nodesep}, ranksep={ranksep}, fontname="Helvetica"];',
+        '  node [shape=plaintext, fontname="Helvetica", fontsize=11];',
+        '  edge [fontname="Helvetica", fontsize=10, color="#555555", penwidth=1.4];',
+    ]
+
+
+# --- Figure 1: the forward chain and its fork -----------------------------------------
+
+
+def _step_card(entry: Mapping[str, Any], fill: str) -> str:
+    """One forward step: its name, tape operation, inputs, shapes and value."""
+    tensor = {"shape": entry["output_shape"], "values": entry["values"]}
+    shapes = ", ".join(shape_text(shape) for shape in entry["differentiable_input_shapes"])
+    value = html_text(cell_text(entry["values"][0])) if not entry["output_shape"] else _grid(tensor)
+    reads = "<BR/>".join(html_text(part) for part in entry["inputs"].split(" + "))
+    rows = [
+        _field("reads", reads),
+        _field("differentiable inputs", html_text(shapes)),
+        _field("output shape", html_text(shape_text(entry["output_shape"]))),
+        _field("saves for its VJP", html_text(SAVED_TEXT.get(entry["operation"], "see the listing"))),
+        _field("value", value),
+    ]
+    return _card(f'step {entry["step"]} · {entry["name"]}', entry["operation"], rows, fill)
+
+
+def forward_chain_dot(inputs: Trace, forward: Trace) -> str:
+    """DOT source of the worked chain: inputs on top, five operation steps, the fork after SiLU.
+
+    Differentiable operands arrive on solid arrows; the integer token IDs and
+    target classes, which choose rows and classes but receive no gradient,
+    arrive on dashed arrows. The fork is drawn as its own small node so that
+    the two branches visibly start from the same logits and nothing else.
+    """
+    steps = forward["steps"]
+    fork = forward["fork"]
+    branches = set(fork["branches"])
+    lines = _graph_head("forward_chain", "TB", 0.45, 0.42)
+    embeddings, weights = inputs["embeddings"], inputs["weights"]
+    lines.append(
+        "  E [label="
+        + _card("embedding table E", f'parameter {shape_text(embeddings["shape"])}',
+                [_field("value", _grid(embeddings))])
+        + "];"
+    )
+    lines.append(
+        "  z [label="
+        + _card("token IDs z", f'integers, index shape [{len(inputs["token_ids"])}]',
+                [_field("B = " + str(inputs["batch"]) + ", T = " + str(inputs["time"]),
+                        html_text(ids_text(inputs["token_ids"])))], DATA_FILL, DATA_FILL, "dashed")
+        + "];"
+    )
+    lines.append(
+        "  W [label="
+        + _card("projection weights W", f'parameter {shape_text(weights["shape"])}',
+                [_field("value", _grid(weights))])
+        + "];"
+    )
+    lines.append(
+        "  y [label="
+        + _card("target classes", f'integers, class axis {inputs["class_axis"]}',
+                [_field("one per position", html_text(ids_text(inputs["targets"])))],
+                DATA_FILL, DATA_FILL, "dashed")
+        + "];"
+    )
+    for entry in steps:
+        fill = LOSS_FILL if entry["step"] in branches else NODE_FILL
+        lines.append(f'  s{entry["step"]} [label={_step_card(entry, fill)}];')
+    lines.append(
+        f'  fork [label="fork after step {fork["after_step"]}\\nshared: {fork["shared"]}", shape=box, '
+        'style="rounded,filled", fillcolor="#ffffff", fontsize=10, margin="0.12,0.05"];'
+    )
+    lines += [
+        "  { rank=same; E; z; }",
+        "  E -> s0;",
+        '  z -> s0 [style=dashed, label=" selects rows"];',
+    ]
+    for entry in steps:
+        for source in entry["consumes"]:
+            if source == fork["after_step"] and entry["step"] in branches:
+                continue
+            lines.append(f'  s{source} -> s{entry["step"]};')
+    matmul = step(forward, "matmul")["step"]
+    nll = step(forward, "indexed_mean_nll")["step"]
+    lines.append(f"  W -> s{matmul};")
+    lines.append(f'  s{fork["after_step"]} -> fork [arrowhead=none];')
+    for branch in fork["branches"]:
+        lines.append(f'  fork -> s{branch} [label=" separate call"];')
+    lines.append(f'  y -> s{nll} [style=dashed, label=" selects classes"];')
+    lines.append(f'  {{ rank=same; {" ".join(f"s{b};" for b in fork["branches"])} }}')
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def forward_chain_figure(inputs: Trace, forward: Trace) -> str:
+    """Figure 1: the worked chain, gather to matmul to SiLU, then two separate probability calls."""
+    fork = forward["fork"]
+    caption = (
+        f'The worked chain as the tape recorded it: {len(forward["steps"])} operation calls. After step '
+        f'{fork["after_step"]} the graph forks into log-softmax and indexed mean NLL, two separate calls '
+        "that share only the input logits; each saves the probabilities of its own forward call. "
+        "Dashed arrows carry integers that choose rows or classes and receive no gradient."
+    )
+    return graphviz(forward_chain_dot(inputs, forward), caption, "forward-chain")
+
+
+# --- Figure 2: the per-position loss gradients ---------------------------------------------
+
+
+def _signed(value: float) -> str:
+    """A component as math with its sign spelled out: ``$-\\tfrac{1}{8}$ (negative)``."""
+    sign = "negative" if value < 0 else "positive" if value > 0 else "zero"
+    return f"${frac(value)}$ ({sign})"
+
+
+def position_table(positions: Sequence[Mapping[str, Any]]) -> str:
+    """Figure 2: one row per flat position p = bT + t with its gradient row and the signs."""
+    header = [
+        "Flat position $p$",
+        "$(b, t)$",
+        "Token ID $z_{b,t}$",
+        "Target class $y_p$",
+        "Gradient row $\\bar Z_{p,:}$",
+        "Target component",
+        "Other component",
+        "Class sum",
+    ]
+    rows = [
+        [
+            str(entry["flat_position"]),
+            f'$({entry["batch"]}, {entry["time"]})$',
+            str(entry["token_id"]),
+            str(entry["target_class"]),
+            f'${row_tex(entry["gradient"])}$',
+            _signed(entry["target_component"]),
+            _signed(entry["other_component"]),
+            f'${frac(entry["class_sum"])}$',
+        ]
+        for entry in positions
+    ]
+    return table(header, rows, "The loss-logit gradient of every flat position", "position-gradients")
+
+
+# --- Figure 3: occurrences added into embedding rows -----------------------------------------
+
+
+def _occurrence_card(position: Mapping[str, Any], contribution: Sequence[float]) -> str:
+    """One gathered row's adjoint: its flat position, (b, t), token ID and contribution."""
+    rows = [
+        _field("(b, t)", html_text(f'({position["batch"]}, {position["time"]})')),
+        _field("token ID", f'<B>{position["token_id"]}</B>'),
+        _field("adjoint of X[p, :]", html_text(row_text(contribution))),
+    ]
+    return _card(f'position p = {position["flat_position"]}', "gathered row", rows)
+
+
+def _row_total_label(row: Mapping[str, Any]) -> str:
+    """The sum node of one table row: its gradient and how many occurrences made it."""
+    count = row["occurrence_count"]
+    colour = UNUSED_TEXT if count == 0 else "#000000"
+    how = "no occurrence selects it" if count == 0 else (
+        "1 occurrence" if count == 1 else f"sum of {count} occurrences"
+    )
+    return (
+        f'<<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="4" BGCOLOR="#ffffff" COLOR="{colour}">'
+        f'<TR><TD><FONT COLOR="{colour}"><B>row {row["row"]} of the gradient of E</B></FONT></TD></TR>'
+        f'<TR><TD><FONT COLOR="{colour}" POINT-SIZE="14">{html_text(row_text(row["total"]))}</FONT></TD></TR>'
+        f'<TR><TD><FONT COLOR="{colour}" POINT-SIZE="9">{html_text(how)}</FONT></TD></TR>'
+        "</TABLE>>"
+    )
+
+
+def scatter_dot(rows: Sequence[Mapping[str, Any]], positions: Sequence[Mapping[str, Any]]) -> str:
+    """DOT source of the scatter-add: occurrence cards on the left, one cluster per table row.
+
+    Each cluster holds the contributions that arrived at its row, one small
+    node per occurrence, and the row's sum. A row no ID selects keeps an empty,
+    grey cluster with a zero sum.
+    """
+    by_position = {entry["flat_position"]: entry for entry in positions}
+    lines = _graph_head("scatter_add", "LR", 0.25, 0.7)
+    lines.append("  newrank=true;")
+    lines.append('  subgraph cluster_occurrences { label="occurrence adjoints (matmul left gradient)"; '
+                 'fontsize=11; style="rounded"; color="#999999";')
+    for row in rows:
+        for occurrence in row["occurrences"]:
+            p = occurrence["flat_position"]
+            lines.append(f'    p{p} [label={_occurrence_card(by_position[p], occurrence["contribution"])}];')
+    lines.append("  }")
+    for row in rows:
+        count = row["occurrence_count"]
+        if count == 0:
+            fill, colour, title = UNUSED_FILL, UNUSED_TEXT, f'E row {row["row"]}: unused'
+        elif count == 1:
+            fill, colour, title = SINGLE_FILL, "#555555", f'E row {row["row"]} ← position {row["flat_positions"][0]}'
+        else:
+            fill, colour, title = REPEATED_FILL, "#3d7a35", (
+                f'E row {row["row"]} ← positions {", ".join(str(p) for p in row["flat_positions"])}'
+            )
+        lines.append(
+            f'  subgraph cluster_row{row["row"]} {{ label="{title}"; fontsize=11; style="rounded,filled"; '
+            f'fillcolor="{fill}"; color="{colour}"; fontcolor="{colour}";'
+        )
+        for occurrence in row["occurrences"]:
+            p = occurrence["flat_position"]
+            lines.append(
+                f'    c{row["row"]}_{p} [label="+ {row_text(occurrence["contribution"])}\\nfrom p = {p}", '
+                'shape=box, style="rounded,filled", fillcolor="#ffffff", fontsize=10];'
+            )
+        if not row["occurrences"]:
+            # A placeholder in the contributions column keeps the unused row in line with the others.
+            lines.append(
+                f'    c{row["row"]}_none [label="nothing added", shape=box, style="rounded,dashed", '
+                f'color="{UNUSED_TEXT}", fontcolor="{UNUSED_TEXT}", fontsize=10];'
+            )
+        lines.append(f'    r{row["row"]} [label={_row_total_label(row)}];')
+        lines.append("  }")
+    first = min(entry["flat_position"] for entry in positions)
+    for row in rows:
+        if not row["occurrences"]:
+            lines.append(f'  p{first} -> c{row["row"]}_none [style=invis];')
+            lines.append(f'  c{row["row"]}_none -> r{row["row"]} [style=invis];')
+        for occurrence in row["occurrences"]:
+            p = occurrence["flat_position"]
+            lines.append(f'  p{p} -> c{row["row"]}_{p} [label=" id {row["row"]}"];')
+            lines.append(f'  c{row["row"]}_{p} -> r{row["row"]} [arrowhead=none, style=dotted];')
+    sums = " ".join(f'r{row["row"]};' for row in rows)
+    lines.append(f"  {{ rank=same; {sums} }}")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def scatter_figure(rows: Sequence[Mapping[str, Any]], positions: Sequence[Mapping[str, Any]]) -> str:
+    """Figure 3: four occurrence adjoints added into the three rows of the embedding table."""
+    occurrences = sum(row["occurrence_count"] for row in rows)
+    unused = [str(row["row"]) for row in rows if row["occurrence_count"] == 0]
+    caption = (
+        f"The gather VJP: {occurrences} occurrence adjoints, each added into the table row its token ID "
+        f"selected, giving a gradient with {len(rows)} rows. Repeated IDs add up with no further mean; "
+        + (f"row {', '.join(unused)} is selected by no occurrence and stays zero." if unused else
+           "every row is selected at least once.")
+    )
+    return graphviz(scatter_dot(rows, positions), caption, "scatter-add")
+
+
+# --- Figure 4: the reverse ledger ------------------------------------------------------
+
+
+def _parent_text(entry: Mapping[str, Any], inputs: Trace) -> str:
+    """Which tensor of the worked chain an edge's operand is; parameters are told apart by shape."""
+    if entry["parent"] != "parameter":
+        return PARENT_TEXT.get(entry["parent"], entry["parent"])
+    matches = [
+        name for name, key in (("embedding table $E$", "embeddings"), ("projection weights $W$", "weights"))
+        if inputs[key]["shape"] == entry["parent_shape"]
+    ]
+    if len(matches) != 1:
+        raise ValueError(f"cannot tell which parameter has shape {entry['parent_shape']}")
+    return matches[0]
+
+
+def ledger_table(ledger: Sequence[Mapping[str, Any]], inputs: Trace) -> str:
+    """Figure 4: every operand use of the traced pass, its rule, upstream and parent gradient."""
+    header = ["Step", "Consumer, slot → parent, shape", "Rule", "Upstream", "Parent gradient"]
+    rows = [
+        [
+            str(entry["reverse_index"]),
+            f'`{entry["consumer"]}`, slot {entry["operand_slot"]} → {_parent_text(entry, inputs)}, '
+            f'`{shape_text(entry["parent_shape"], NBSP)}`',
+            entry["rule"],
+            f'${tex(entry["upstream"])}$',
+            f'${tex(entry["contribution"])}$' if entry["contribution"] is not None else "none (untracked)",
+        ]
+        for entry in ledger
+    ]
+    return table(header, rows, "The reverse ledger from the loss back to both parameters", "reverse-ledger")
+
+
+# --- Tables: probes, checks, errors ----------------------------------------------------
+
+
+def probes_table(probes: Sequence[Mapping[str, Any]]) -> str:
+    """Table: value and local derivative of exp, log and SiLU at one scalar input each."""
+    rows = [
+        [f'`{entry["label"]}`', plain(entry["input"]), plain(entry["output"]), plain(entry["derivative"])]
+        for entry in probes
+    ]
+    return table(["Probe", "Input", "Output", "Derivative from the tape"], rows,
+                 "Three scalar probes, each one backward() with seed 1", "scalar-probes")
+
+
+def checks_table(gradchecks: Trace) -> str:
+    """Table: the eight sampled VJP checks against central differences of the plain kernels."""
+    header = ["VJP", "Objective", "Input shape", "Sampled coordinates", "Largest scaled error", "Verdict"]
+    rows = []
+    for entry in gradchecks["checks"]:
+        coordinates = ", ".join(
+            "(" + ", ".join(str(i) for i in c["coordinate"]) + ")" for c in entry["coordinates"]
+        )
+        rows.append(
+            [
+                f'`{entry["operation"]}`',
+                f'`{entry["expression"]}`',
+                f'`{shape_text(entry["input"]["shape"], NBSP)}`',
+                coordinates,
+                error_text(max_scaled_error(entry)),
+                "pass" if entry["passed"] else "FAIL",
+            ]
+        )
+    return table(header, rows, "Eight sampled checks of the new VJPs against central differences", "gradchecks")
+
+
+def errors_table(errors: Trace) -> str:
+    """Table: the four rejected requests, their typed errors and the gradient-bits verdict."""
+    header = ["Request", "Error type and kind", "Message", "Protected gradient", "Unchanged"]
+    rows = [
+        [
+            f'`{entry["label"]}`',
+            f'`{entry["error_type"]}` `{entry["kind"]}`',
+            entry["message"],
+            f'`{entry["parameter"]}` {shape_text(entry["gradient_before"]["shape"], NBSP)}: '
+            + (row_text(entry["gradient_before"]["values"]) if entry["gradient_before"]["values"] else "no elements"),
+            "yes, bit for bit" if entry["gradients_unchanged"] else "NO",
+        ]
+        for entry in errors["cases"]
+    ]
+    return table(header, rows, "Four rejected requests and the gradients they leave alone", "rejected-requests")
