@@ -325,10 +325,14 @@ TEST(GradCheckErrors, SamplerRejectsZeroSamplesOverflowEmptyAndUnallocatableRequ
   });
   ASSERT_TRUE(overflow);
   EXPECT_EQ(overflow->kind(), GradCheckErrorKind::ShapeOverflow);
+  EXPECT_EQ(overflow->parameter_shape(), (Shape{max_size, 2}));
 
   const auto empty = capture_error<GradCheckError>([] { sample_tensor_coordinates({2, 0}, 4); });
   ASSERT_TRUE(empty);
   EXPECT_EQ(empty->kind(), GradCheckErrorKind::EmptyTensor);
+  EXPECT_EQ(empty->parameter_shape(), (Shape{2, 0}));
+  EXPECT_STREQ(empty->what(),
+               "sampled tensor gradient check needs at least one value, but shape [2, 0] has none");
 
   const std::size_t huge = max_size / 2;
   const auto allocation = capture_error<GradCheckError>([&] { sample_tensor_coordinates({huge}, huge); });
@@ -487,7 +491,7 @@ TEST(SampledTensorGradientCheck, PassesTheObjectivesOwnGradCheckErrorThroughUnwr
   const auto error = capture_error<GradCheckError>([&] {
     sampled_tensor_gradient_check(parameters, analytic.view(), 1e-4, 1e-6, 3,
                                   [](const Tensor& p) -> double {
-                                    if (p.values()[2] != 3.0) throw GradCheckError::empty_tensor();
+                                    if (p.values()[2] != 3.0) throw GradCheckError::empty_tensor({});
                                     return 0.0;
                                   });
   });

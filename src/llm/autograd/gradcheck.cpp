@@ -198,13 +198,19 @@ GradCheckError GradCheckError::gradient_shape_mismatch(Shape parameters, Shape a
   return error;
 }
 
-GradCheckError GradCheckError::shape_overflow() {
-  return GradCheckError(GradCheckErrorKind::ShapeOverflow, "sampled tensor shape overflows size_t");
+GradCheckError GradCheckError::shape_overflow(Shape shape) {
+  GradCheckError error(GradCheckErrorKind::ShapeOverflow,
+                       "sampled tensor shape " + shape_text(shape) + " overflows size_t");
+  error.parameter_shape_ = std::move(shape);
+  return error;
 }
 
-GradCheckError GradCheckError::empty_tensor() {
-  return GradCheckError(GradCheckErrorKind::EmptyTensor,
-                        "sampled tensor gradient check needs at least one value");
+GradCheckError GradCheckError::empty_tensor(Shape shape) {
+  GradCheckError error(GradCheckErrorKind::EmptyTensor,
+                       "sampled tensor gradient check needs at least one value, but shape " +
+                           shape_text(shape) + " has none");
+  error.parameter_shape_ = std::move(shape);
+  return error;
 }
 
 GradCheckError GradCheckError::zero_samples() {
@@ -432,9 +438,9 @@ std::vector<SampledCoordinate> sample_tensor_coordinates(const Shape& shape,
   try {
     elements = element_count(shape);
   } catch (const TensorError&) {
-    throw GradCheckError::shape_overflow();
+    throw GradCheckError::shape_overflow(shape);
   }
-  if (elements == 0) throw GradCheckError::empty_tensor();
+  if (elements == 0) throw GradCheckError::empty_tensor(shape);
   const std::size_t samples = std::min(max_samples, elements);
 
   std::vector<SampledCoordinate> coordinates;

@@ -92,7 +92,7 @@ class GradCheckError : public Error {
   double value() const noexcept { return value_; }
   /// The rejected tolerance (InvalidTolerance).
   double tolerance() const noexcept { return tolerance_; }
-  /// The parameter shape (GradientShapeMismatch).
+  /// The parameter (or sampled) shape: GradientShapeMismatch, ShapeOverflow, EmptyTensor.
   const Shape& parameter_shape() const noexcept { return parameter_shape_; }
   /// The analytic-gradient shape (GradientShapeMismatch).
   const Shape& analytic_shape() const noexcept { return analytic_shape_; }
@@ -120,8 +120,8 @@ class GradCheckError : public Error {
   static GradCheckError invalid_tolerance(double tolerance);
   static GradCheckError non_finite_analytic_gradient(double value);
   static GradCheckError gradient_shape_mismatch(Shape parameters, Shape analytic);
-  static GradCheckError shape_overflow();
-  static GradCheckError empty_tensor();
+  static GradCheckError shape_overflow(Shape shape);
+  static GradCheckError empty_tensor(Shape shape);
   static GradCheckError zero_samples();
   static GradCheckError sample_allocation_failed(std::size_t samples, std::size_t rank);
   static GradCheckError tensor_access(const TensorError& error);
@@ -286,7 +286,8 @@ struct SampledCoordinate {
 /// for k = 0..S-1, or floor(N / 2) when S == 1. Shape [2, 3] with
 /// max_samples 4 gives flats [0, 1, 3, 5], coordinates [[0, 0], [0, 1], [1, 0], [1, 2]].
 /// @throws GradCheckError ZeroSamples, ShapeOverflow, EmptyTensor,
-///         SampleAllocationFailed in that order.
+///         SampleAllocationFailed in that order; TensorAccess only if a sampled
+///         offset had no coordinate, which the formula rules out (a guard).
 /// Taught in chapter 13.
 std::vector<SampledCoordinate> sample_tensor_coordinates(const Shape& shape,
                                                          std::size_t max_samples);

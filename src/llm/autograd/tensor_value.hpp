@@ -307,7 +307,8 @@ class TensorValue {
 
   /// The same row-major values viewed as `shape` (equal element count):
   /// [2, 3] -> [3, 2]. VJP: the upstream reshaped back to this node's shape.
-  /// @throws TensorError ReshapeCountMismatch.
+  /// @throws TensorError ReshapeCountMismatch, or ShapeOverflow if `shape` has
+  ///         too many elements to count.
   TensorValue reshape(const Shape& shape) const;
   /// Axes `axis_a` and `axis_b` swapped: [2, 3] with (0, 1) -> [3, 2].
   /// VJP: the upstream with the same two axes swapped back.
@@ -315,7 +316,8 @@ class TensorValue {
   TensorValue transpose(std::size_t axis_a, std::size_t axis_b) const;
   /// The value repeated to `shape` under NumPy broadcasting ([3] -> [2, 3]).
   /// VJP: the upstream summed over the broadcast axes back to this node's shape.
-  /// @throws TensorError IncompatibleBroadcast.
+  /// @throws TensorError IncompatibleBroadcast, or ShapeOverflow if `shape` has
+  ///         too many elements to count.
   TensorValue broadcast_to(const Shape& shape) const;
 
   // --- Elementwise arithmetic (tensor_arithmetic_ops.cpp) ----------------------
