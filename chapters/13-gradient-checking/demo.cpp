@@ -38,64 +38,64 @@ Json number(double x) {
   return std::isfinite(x) ? Json(x) : Json(nullptr);
 }
 
-Json difference_json(const llm::CentralDifference& d) {
-  return Json{{"point", d.point},
-              {"requested_step", d.requested_step},
-              {"minus_point", d.minus_point},
-              {"plus_point", d.plus_point},
-              {"minus_spacing", d.minus_spacing},
-              {"plus_spacing", d.plus_spacing},
-              {"minus_value", d.minus_value},
-              {"center_value", d.center_value},
-              {"plus_value", d.plus_value},
-              {"left_slope", d.left_slope},
-              {"right_slope", d.right_slope},
-              {"left_weight", d.left_weight},
-              {"right_weight", d.right_weight},
-              {"stencil", llm::stencil_name(d.stencil)},
-              {"derivative", d.derivative}};
+Json difference_json(const llm::CentralDifference& difference) {
+  return Json{{"point", difference.point},
+              {"requested_step", difference.requested_step},
+              {"minus_point", difference.minus_point},
+              {"plus_point", difference.plus_point},
+              {"minus_spacing", difference.minus_spacing},
+              {"plus_spacing", difference.plus_spacing},
+              {"minus_value", difference.minus_value},
+              {"center_value", difference.center_value},
+              {"plus_value", difference.plus_value},
+              {"left_slope", difference.left_slope},
+              {"right_slope", difference.right_slope},
+              {"left_weight", difference.left_weight},
+              {"right_weight", difference.right_weight},
+              {"stencil", llm::stencil_name(difference.stencil)},
+              {"derivative", difference.derivative}};
 }
 
-Json comparison_json(const llm::GradientComparison& c) {
-  return Json{{"analytic", c.analytic},
-              {"numerical", c.numerical},
-              {"absolute_error", c.absolute_error},
-              {"scale", c.scale},
-              {"scaled_error", c.scaled_error},
-              {"tolerance", c.tolerance},
-              {"passed", c.passed}};
+Json comparison_json(const llm::GradientComparison& comparison) {
+  return Json{{"analytic", comparison.analytic},
+              {"numerical", comparison.numerical},
+              {"absolute_error", comparison.absolute_error},
+              {"scale", comparison.scale},
+              {"scaled_error", comparison.scaled_error},
+              {"tolerance", comparison.tolerance},
+              {"passed", comparison.passed}};
 }
 
-Json slopes_json(const llm::OneSidedSlopeComparison& s) {
-  return Json{{"left", s.left},
-              {"right", s.right},
-              {"absolute_gap", s.absolute_gap},
-              {"scale", s.scale},
-              {"scaled_gap", s.scaled_gap},
-              {"tolerance", s.tolerance},
-              {"consistent", s.consistent}};
+Json slopes_json(const llm::OneSidedSlopeComparison& slopes) {
+  return Json{{"left", slopes.left},
+              {"right", slopes.right},
+              {"absolute_gap", slopes.absolute_gap},
+              {"scale", slopes.scale},
+              {"scaled_gap", slopes.scaled_gap},
+              {"tolerance", slopes.tolerance},
+              {"consistent", slopes.consistent}};
 }
 
 // The evidence a rejection carries, by kind.
-Json rejection_values(const llm::GradCheckError& e) {
+Json rejection_values(const llm::GradCheckError& rejection) {
   Json values = Json::object();
-  if (e.side()) values["side"] = llm::difference_side_name(*e.side());
-  switch (e.kind()) {
+  if (rejection.side()) values["side"] = llm::difference_side_name(*rejection.side());
+  switch (rejection.kind()) {
     case llm::GradCheckErrorKind::InvalidStep:
-      values["step"] = number(e.step());
+      values["step"] = number(rejection.step());
       break;
     case llm::GradCheckErrorKind::PerturbationUnchanged:
     case llm::GradCheckErrorKind::PerturbationNotFinite:
-      values["point"] = number(e.point());
-      values["step"] = number(e.step());
+      values["point"] = number(rejection.point());
+      values["step"] = number(rejection.step());
       break;
     case llm::GradCheckErrorKind::NonFiniteEvaluation:
-      values["value"] = number(e.value());
-      values["value_text"] = format_shortest(e.value());
+      values["value"] = number(rejection.value());
+      values["value_text"] = format_shortest(rejection.value());
       break;
     case llm::GradCheckErrorKind::GradientShapeMismatch:
-      values["parameter_shape"] = e.parameter_shape();
-      values["analytic_shape"] = e.analytic_shape();
+      values["parameter_shape"] = rejection.parameter_shape();
+      values["analytic_shape"] = rejection.analytic_shape();
       break;
     default:
       break;
@@ -118,34 +118,42 @@ int run(int argc, char** argv) {
   // endregion: learner-gradient-check-evidence
 
   // region: learner-gradient-check-output
-  const llm::CentralDifference& q = correct.difference;
-  std::cout << "quadratic: theta=" << value(q.point) << " requested_h=" << spacing(q.requested_step)
-            << " actual_h_minus=" << spacing(q.minus_spacing)
-            << " actual_h_plus=" << spacing(q.plus_spacing) << " f_minus=" << value(q.minus_value)
-            << " f_center=" << value(q.center_value) << " f_plus=" << value(q.plus_value)
-            << " left_slope=" << value(q.left_slope) << " right_slope=" << value(q.right_slope)
-            << " left_weight=" << spacing(q.left_weight)
-            << " right_weight=" << spacing(q.right_weight) << " numerical=" << value(q.derivative)
-            << '\n';
-  std::cout << "quadratic probes: minus_point=" << spacing(q.minus_point)
-            << " plus_point=" << spacing(q.plus_point)
-            << " stencil=" << llm::stencil_name(q.stencil) << '\n';
+  const llm::CentralDifference& quadratic_difference = correct.difference;
+  std::cout << "quadratic: theta=" << value(quadratic_difference.point)
+            << " requested_h=" << spacing(quadratic_difference.requested_step)
+            << " actual_h_minus=" << spacing(quadratic_difference.minus_spacing)
+            << " actual_h_plus=" << spacing(quadratic_difference.plus_spacing)
+            << " f_minus=" << value(quadratic_difference.minus_value)
+            << " f_center=" << value(quadratic_difference.center_value)
+            << " f_plus=" << value(quadratic_difference.plus_value)
+            << " left_slope=" << value(quadratic_difference.left_slope)
+            << " right_slope=" << value(quadratic_difference.right_slope)
+            << " left_weight=" << spacing(quadratic_difference.left_weight)
+            << " right_weight=" << spacing(quadratic_difference.right_weight)
+            << " numerical=" << value(quadratic_difference.derivative) << '\n';
+  std::cout << "quadratic probes: minus_point=" << spacing(quadratic_difference.minus_point)
+            << " plus_point=" << spacing(quadratic_difference.plus_point)
+            << " stencil=" << llm::stencil_name(quadratic_difference.stencil) << '\n';
   for (const auto& [label, check] :
        {std::pair{"correct candidate", &correct}, std::pair{"wrong candidate", &wrong}}) {
-    const llm::GradientComparison& c = check->comparison;
-    std::cout << label << ": analytic=" << value(c.analytic)
-              << " scaled_error=" << error(c.scaled_error) << " tolerance=" << error(c.tolerance)
-              << " pass=" << flag(c.passed) << '\n';
+    const llm::GradientComparison& comparison = check->comparison;
+    std::cout << label << ": analytic=" << value(comparison.analytic)
+              << " scaled_error=" << error(comparison.scaled_error)
+              << " tolerance=" << error(comparison.tolerance) << " pass=" << flag(comparison.passed)
+              << '\n';
   }
 
-  const llm::CentralDifference& r = rounded.check.difference;
-  std::cout << "rounded identity: theta=" << value(r.point)
-            << " requested_h=" << spacing(r.requested_step)
-            << " actual_h_minus=" << spacing(r.minus_spacing)
-            << " actual_h_plus=" << spacing(r.plus_spacing)
-            << " stencil=" << llm::stencil_name(r.stencil) << " left_slope=" << value(r.left_slope)
-            << " right_slope=" << value(r.right_slope) << " left_weight=" << spacing(r.left_weight)
-            << " right_weight=" << spacing(r.right_weight) << " numerical=" << value(r.derivative)
+  const llm::CentralDifference& identity_difference = rounded.check.difference;
+  std::cout << "rounded identity: theta=" << value(identity_difference.point)
+            << " requested_h=" << spacing(identity_difference.requested_step)
+            << " actual_h_minus=" << spacing(identity_difference.minus_spacing)
+            << " actual_h_plus=" << spacing(identity_difference.plus_spacing)
+            << " stencil=" << llm::stencil_name(identity_difference.stencil)
+            << " left_slope=" << value(identity_difference.left_slope)
+            << " right_slope=" << value(identity_difference.right_slope)
+            << " left_weight=" << spacing(identity_difference.left_weight)
+            << " right_weight=" << spacing(identity_difference.right_weight)
+            << " numerical=" << value(identity_difference.derivative)
             << " scaled_error=" << error(rounded.check.comparison.scaled_error)
             << " tolerance=" << error(rounded.check.comparison.tolerance)
             << " pass=" << flag(rounded.check.comparison.passed) << '\n';
@@ -154,10 +162,12 @@ int run(int argc, char** argv) {
             << " scaled_error=" << error(rounded.requested_two_step_comparison.scaled_error)
             << " pass=" << flag(rounded.requested_two_step_comparison.passed) << '\n';
 
-  const llm::CentralDifference& k = kink.check.difference;
-  std::cout << "absolute kink: theta=" << value(k.point)
-            << " requested_h=" << spacing(k.requested_step) << " left_slope=" << value(k.left_slope)
-            << " right_slope=" << value(k.right_slope) << " numerical=" << value(k.derivative)
+  const llm::CentralDifference& kink_difference = kink.check.difference;
+  std::cout << "absolute kink: theta=" << value(kink_difference.point)
+            << " requested_h=" << spacing(kink_difference.requested_step)
+            << " left_slope=" << value(kink_difference.left_slope)
+            << " right_slope=" << value(kink_difference.right_slope)
+            << " numerical=" << value(kink_difference.derivative)
             << " analytic=" << value(kink.check.comparison.analytic)
             << " scaled_error=" << error(kink.check.comparison.scaled_error)
             << " tolerance=" << error(kink.check.comparison.tolerance)
@@ -170,12 +180,13 @@ int run(int argc, char** argv) {
             << " analytic=" << value(ch13::cubic_analytic)
             << " tolerance=" << error(ch13::step_tolerance) << '\n';
   for (const ch13::StepScanRecord& record : scan) {
-    const llm::CentralDifference& d = record.check.difference;
-    std::cout << "step scan: requested_h=" << spacing(d.requested_step)
-              << " actual_h_minus=" << spacing(d.minus_spacing)
-              << " actual_h_plus=" << spacing(d.plus_spacing)
-              << " left_slope=" << value(d.left_slope) << " right_slope=" << value(d.right_slope)
-              << " numerical=" << value(d.derivative)
+    const llm::CentralDifference& difference = record.check.difference;
+    std::cout << "step scan: requested_h=" << spacing(difference.requested_step)
+              << " actual_h_minus=" << spacing(difference.minus_spacing)
+              << " actual_h_plus=" << spacing(difference.plus_spacing)
+              << " left_slope=" << value(difference.left_slope)
+              << " right_slope=" << value(difference.right_slope)
+              << " numerical=" << value(difference.derivative)
               << " scaled_error=" << error(record.check.comparison.scaled_error)
               << " pass=" << flag(record.check.comparison.passed) << " phase=" << record.phase
               << '\n';
@@ -233,19 +244,19 @@ int run(int argc, char** argv) {
                    {"slopes", slopes_json(kink.slopes)}};
   Json records = Json::array();
   for (const ch13::StepScanRecord& record : scan) {
-    const llm::CentralDifference& d = record.check.difference;
-    const llm::GradientComparison& c = record.check.comparison;
-    records.push_back(Json{{"requested_step", d.requested_step},
-                           {"minus_spacing", d.minus_spacing},
-                           {"plus_spacing", d.plus_spacing},
-                           {"left_slope", d.left_slope},
-                           {"right_slope", d.right_slope},
-                           {"numerical", d.derivative},
-                           {"scaled_error", c.scaled_error},
-                           {"tolerance", c.tolerance},
-                           {"passed", c.passed},
+    const llm::CentralDifference& difference = record.check.difference;
+    const llm::GradientComparison& comparison = record.check.comparison;
+    records.push_back(Json{{"requested_step", difference.requested_step},
+                           {"minus_spacing", difference.minus_spacing},
+                           {"plus_spacing", difference.plus_spacing},
+                           {"left_slope", difference.left_slope},
+                           {"right_slope", difference.right_slope},
+                           {"numerical", difference.derivative},
+                           {"scaled_error", comparison.scaled_error},
+                           {"tolerance", comparison.tolerance},
+                           {"passed", comparison.passed},
                            {"phase", record.phase},
-                           {"difference", difference_json(d)}});
+                           {"difference", difference_json(difference)}});
   }
   trace["step_scan"] = {{"function", "theta^3 - 2 theta"},
                         {"point", ch13::cubic_point},

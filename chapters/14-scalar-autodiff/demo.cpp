@@ -1,6 +1,5 @@
 // Chapter 14 demo: prints the scalar-autodiff evidence and, with --trace PATH,
 // writes the graph, the reverse ledger and the stored states for the figures.
-#include <cmath>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -58,12 +57,6 @@ void print_evidence(const ch14::ReusedSquareExample& reused, const ch14::DetachE
 }
 // endregion: print-scalar-evidence
 
-// JSON has no infinity or NaN: such evidence is stored as its printed text.
-demo::Json number_json(double value) {
-  if (std::isfinite(value)) return value;
-  return llm::format_shortest(value);
-}
-
 demo::Json optional_json(const std::optional<double>& value) {
   if (value) return *value;
   return nullptr;
@@ -80,11 +73,11 @@ demo::Json error_evidence(const llm::ScalarError& error) {
   switch (error.kind()) {
     case ScalarErrorKind::NonFiniteLeaf:
     case ScalarErrorKind::NonFiniteResult:
-      return {{"operation", operation}, {"value", number_json(error.value())}};
+      return {{"operation", operation}, {"value", demo::number_json(error.value())}};
     case ScalarErrorKind::UntrackedOutput:
       return {{"operation", operation}};
     case ScalarErrorKind::NonFiniteSeed:
-      return {{"seed", number_json(error.seed())}};
+      return {{"seed", demo::number_json(error.seed())}};
     case ScalarErrorKind::NonFiniteContribution:
       return {{"child", error.child()},
               {"parent", error.parent()},

@@ -1,12 +1,12 @@
 // The chapter 14 examples: see fixtures.hpp.
 #include "fixtures.hpp"
 
-#include <bit>
-#include <cstdint>
 #include <functional>
 #include <limits>
 #include <stdexcept>
 #include <utility>
+
+#include "demo_bits.hpp"
 
 namespace ch14 {
 
@@ -18,17 +18,6 @@ namespace {
 
 StoredGradients snapshot(const Scalar& x, const Scalar& square, const Scalar& loss) {
   return {x.gradient().value(), square.gradient().value(), loss.gradient().value()};
-}
-
-// The exact bits of each stored gradient (empty for untracked nodes).
-std::vector<std::optional<std::uint64_t>> gradient_bits(const std::vector<Scalar>& watched) {
-  std::vector<std::optional<std::uint64_t>> bits;
-  for (const Scalar& scalar : watched) {
-    const std::optional<double> gradient = scalar.gradient();
-    bits.push_back(gradient ? std::optional(std::bit_cast<std::uint64_t>(*gradient))
-                            : std::nullopt);
-  }
-  return bits;
 }
 
 }  // namespace
@@ -95,12 +84,12 @@ namespace {
 TypedErrorCase expect_rejection(std::string label, ScalarErrorKind expected,
                                 const std::vector<Scalar>& watched,
                                 const std::function<void()>& request) {
-  const auto before = gradient_bits(watched);
+  const auto before = demo::gradient_bits(watched);
   try {
     request();
   } catch (const ScalarError& error) {
     if (error.kind() != expected) throw;
-    return {std::move(label), error, gradient_bits(watched) == before};
+    return {std::move(label), error, demo::gradient_bits(watched) == before};
   }
   throw std::logic_error(label + " was accepted but must be rejected");
 }

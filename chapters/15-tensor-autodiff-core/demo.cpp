@@ -1,38 +1,21 @@
 // Chapter 15 demo: prints the tensor-autodiff evidence and, with --trace PATH,
 // writes the forward graph, the reverse ledger of the first pass and the
 // outcomes (lifecycle, release, detach, checks, errors) for the figures.
-#include <cmath>
 #include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "demo_text.hpp"
 #include "demo_trace.hpp"
 #include "fixtures.hpp"
 #include "llm/format.hpp"
 
 namespace {
 
+using demo::tensor_text;
+using demo::values_text;
 using llm::format_fixed;
-using llm::Tensor;
-
-// `2x3`, `3`, or `scalar` for rank zero.
-std::string shape_label(const llm::Shape& shape) {
-  if (shape.empty()) return "scalar";
-  std::string text;
-  for (std::size_t extent : shape) text += (text.empty() ? "" : "x") + std::to_string(extent);
-  return text;
-}
-
-std::string values_text(const Tensor& tensor) {
-  std::string text;
-  for (double value : tensor.values()) text += (text.empty() ? "" : ",") + format_fixed(value);
-  return text;
-}
-
-std::string tensor_text(const Tensor& tensor) {
-  return "shape=" + shape_label(tensor.shape()) + " values=" + values_text(tensor);
-}
 
 std::string state_text(const ch15::GradientState& state) {
   return state.step + ": x_grad=" + values_text(state.x) + " bias_grad=" + values_text(state.bias);
@@ -42,15 +25,15 @@ std::string state_text(const ch15::GradientState& state) {
 void print_evidence(const ch15::WorkedExample& worked, const ch15::DetachExample& detached,
                     const std::vector<ch15::VjpCheck>& checks,
                     const std::vector<ch15::RejectedRequest>& errors) {
-  const std::vector<Tensor>& v = worked.values;  // kNodeLabels order
-  std::cout << "x: " << tensor_text(v[0]) << '\n';
-  std::cout << "bias: " << tensor_text(v[3]) << '\n';
-  std::cout << "reshape to 3x2: " << tensor_text(v[1]) << '\n';
-  std::cout << "transpose axes 0,1: " << tensor_text(v[2]) << '\n';
-  std::cout << "broadcast bias to 2x3: " << tensor_text(v[4]) << '\n';
-  std::cout << "add: " << tensor_text(v[5]) << '\n';
-  std::cout << "multiply add*add: " << tensor_text(v[6]) << '\n';
-  std::cout << "mean axis=1 keep_dim=false: " << tensor_text(v[7]) << '\n';
+  const ch15::FixtureValues& forward = worked.values;
+  std::cout << "x: " << tensor_text(forward.x) << '\n';
+  std::cout << "bias: " << tensor_text(forward.bias) << '\n';
+  std::cout << "reshape to 3x2: " << tensor_text(forward.reshaped) << '\n';
+  std::cout << "transpose axes 0,1: " << tensor_text(forward.transposed) << '\n';
+  std::cout << "broadcast bias to 2x3: " << tensor_text(forward.broadcast) << '\n';
+  std::cout << "add: " << tensor_text(forward.sum) << '\n';
+  std::cout << "multiply add*add: " << tensor_text(forward.square) << '\n';
+  std::cout << "mean axis=1 keep_dim=false: " << tensor_text(forward.output) << '\n';
   std::cout << "seed: " << tensor_text(worked.seed) << '\n';
   std::cout << "handwritten baseline: values and gradients match the tape, max_abs_difference="
             << llm::format_scientific(worked.baseline_max_difference, 12) << '\n';
@@ -87,17 +70,6 @@ void print_evidence(const ch15::WorkedExample& worked, const ch15::DetachExample
 }
 // endregion: print-tensor-evidence
 
-// JSON has no infinity or NaN: such evidence is stored as its printed text.
-demo::Json number_json(double value) {
-  if (std::isfinite(value)) return value;
-  return llm::format_shortest(value);
-}
-
-demo::Json optional_tensor_json(const std::optional<Tensor>& tensor) {
-  if (tensor) return demo::tensor_json(*tensor);
-  return nullptr;
-}
-
 // The evidence fields each error kind of the demo carries.
 demo::Json error_json(const ch15::RejectedRequest& request) {
   using Kind = llm::TensorAutodiffErrorKind;
@@ -110,7 +82,7 @@ demo::Json error_json(const ch15::RejectedRequest& request) {
       break;
     case Kind::NonFiniteSeed:
       evidence["coordinate"] = error.coordinate();
-      evidence["value"] = number_json(error.value());
+      evidence["value"] = demo::number_json(error.value());
       break;
     case Kind::ReleasedGraph:
       evidence["node"] = error.node();
@@ -119,8 +91,8 @@ demo::Json error_json(const ch15::RejectedRequest& request) {
     case Kind::NonFinitePassAdjoint:
       evidence["node"] = error.node();
       evidence["coordinate"] = error.coordinate();
-      evidence["stored"] = number_json(error.value());
-      evidence["pass_adjoint"] = number_json(error.other_value());
+      evidence["stored"] = demo::number_json(error.value());
+      evidence["pass_adjoint"] = demo::number_json(error.other_value());
       break;
     default:
       break;
@@ -164,8 +136,8 @@ demo::Json reverse_ledger_json(const ch15::WorkedExample& worked) {
   for (const llm::TensorTraceNode& node : pass.nodes) {
     nodes.push_back({{"id", node.index},
                      {"label", labels.at(node.index)},
-                     {"pass_adjoint", optional_tensor_json(node.pass_adjoint)},
-                     {"stored_gradient", optional_tensor_json(node.gradient)}});
+                     {"pass_adjoint", demo::optional_tensor_json(node.pass_adjoint)},
+                     {"stored_gradient", demo::optional_tensor_json(node.gradient)}});
   }
   demo::Json edges = demo::Json::array();
   for (const llm::TensorTraceEdge& edge : pass.edges) {
@@ -178,7 +150,7 @@ demo::Json reverse_ledger_json(const ch15::WorkedExample& worked) {
                      {"parent_label", labels.at(edge.parent)},
                      {"rule", edge.rule},
                      {"upstream", demo::tensor_json(edge.upstream)},
-                     {"contribution", optional_tensor_json(edge.contribution)},
+                     {"contribution", demo::optional_tensor_json(edge.contribution)},
                      {"parent_shape", edge.parent_shape}});
   }
   return {{"seed", demo::tensor_json(pass.seed)},
@@ -243,7 +215,7 @@ demo::Json trace_json(const ch15::WorkedExample& worked, const ch15::DetachExamp
               {"c", detached.c},
               {"value", detached.value},
               {"p_gradient", demo::tensor_json(detached.p_gradient)},
-              {"detached_gradient", optional_tensor_json(detached.detached_gradient)}}},
+              {"detached_gradient", demo::optional_tensor_json(detached.detached_gradient)}}},
             {"checks", check_list},
             {"checks_passed", checks_passed},
             {"errors", error_list},

@@ -44,6 +44,12 @@ std::vector<TensorValue> FixtureGraph::nodes() const {
   return {x, reshaped, transposed, bias, broadcast, sum, square, output};
 }
 
+FixtureValues FixtureGraph::values() const {
+  return {x.value_snapshot(),      reshaped.value_snapshot(),  transposed.value_snapshot(),
+          bias.value_snapshot(),   broadcast.value_snapshot(), sum.value_snapshot(),
+          square.value_snapshot(), output.value_snapshot()};
+}
+
 Tensor fixture_seed() {
   return tensor({2}, kSeedValues);
 }
@@ -92,11 +98,9 @@ WorkedExample worked_example() {
   const std::vector<std::span<const double>> expected = {
       kXValues,           baseline.reshaped, baseline.transposed, kBiasValues,
       baseline.broadcast, baseline.sum,      baseline.square,     baseline.output};
-  std::vector<Tensor> values;
   double largest = 0.0;
   for (std::size_t node = 0; node < expected.size(); ++node) {
-    values.push_back(nodes[node].value_snapshot());
-    largest = std::max(largest, max_difference(values.back(), expected[node]));
+    largest = std::max(largest, max_difference(nodes[node].value(), expected[node]));
   }
   largest = std::max(largest, max_difference(states[0].x, baseline.x_gradient));
   largest = std::max(largest, max_difference(states[0].bias, baseline.bias_gradient));
@@ -112,8 +116,8 @@ WorkedExample worked_example() {
     });
     trace_labels.push_back(kNodeLabels.at(static_cast<std::size_t>(match - nodes.begin())));
   }
-  return {std::move(values), seed,   std::move(first_pass), std::move(trace_labels),
-          largest,           states, std::move(released)};
+  return {graph.values(), seed,   std::move(first_pass), std::move(trace_labels),
+          largest,        states, std::move(released)};
 }
 // endregion: tensor-lifecycle
 

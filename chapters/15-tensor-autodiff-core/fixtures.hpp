@@ -36,6 +36,18 @@ inline constexpr std::size_t kGradcheckSamples = 4;
 inline constexpr std::array<const char*, 8> kNodeLabels = {
     "x", "reshape", "transpose", "bias", "broadcast", "add", "multiply", "mean"};
 
+/// The forward value of every node of the shared fixture, by node.
+struct FixtureValues {
+  llm::Tensor x;           ///< [2, 3]
+  llm::Tensor reshaped;    ///< [3, 2]
+  llm::Tensor transposed;  ///< [2, 3]
+  llm::Tensor bias;        ///< [3]
+  llm::Tensor broadcast;   ///< [2, 3]
+  llm::Tensor sum;         ///< transposed + broadcast [2, 3]
+  llm::Tensor square;      ///< sum * sum [2, 3]
+  llm::Tensor output;      ///< mean along axis 1 [2]
+};
+
 /// The shared fixture's graph: x -> reshape [3, 2] -> transpose(0, 1);
 /// bias -> broadcast_to [2, 3]; add; multiply the sum by itself (one node,
 /// two operand uses); mean along axis 1 -> output [2].
@@ -51,6 +63,8 @@ struct FixtureGraph {
 
   /// The nodes in kNodeLabels order.
   std::vector<llm::TensorValue> nodes() const;
+  /// A copy of every node's forward value.
+  FixtureValues values() const;
 };
 
 /// Builds the fixture's graph from kXValues and kBiasValues.
@@ -84,8 +98,8 @@ struct GradientState {
   llm::Tensor bias;
 };
 
-/// A request the tape rejected and whether every watched gradient (and the
-/// retention state of every watched node) kept its bits.
+/// A request the tape rejected and whether every watched node kept its value
+/// and gradient bits, its retention state and its version (TapeState).
 struct RejectedRequest {
   std::string label;  ///< what was asked, e.g. `released-graph`
   llm::TensorAutodiffError error;
@@ -93,7 +107,7 @@ struct RejectedRequest {
 };
 
 struct WorkedExample {
-  std::vector<llm::Tensor> values;  ///< forward values in kNodeLabels order
+  FixtureValues values;  ///< the forward value of every node
   llm::Tensor seed;
   llm::TensorBackwardTrace first_pass;    ///< the traced first pass (retained)
   std::vector<std::string> trace_labels;  ///< label of each trace node, topological order

@@ -1,37 +1,35 @@
-// The exact state a rejected request must leave behind: the bits of every
-// watched node's value and stored gradient, and whether its saved context
-// was released. Two snapshots compare equal only if nothing changed.
+// The exact state a rejected request must leave behind on a set of nodes:
+// the bits of every value and stored gradient, whether the node's saved
+// context was released, and its version. Two snapshots compare equal only if
+// nothing changed. The same four facts the tape's own tests compare.
 #pragma once
 
-#include <bit>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
+#include "demo_bits.hpp"
 #include "llm/autograd/tensor_value.hpp"
 
 namespace ch15 {
 
+/// One snapshot, one entry per watched node in each field.
 struct TapeState {
   std::vector<std::vector<std::uint64_t>> values;
-  std::vector<std::optional<std::vector<std::uint64_t>>> gradients;
+  std::vector<std::optional<std::vector<std::uint64_t>>> gradients;  ///< empty: not a parameter
   std::vector<bool> released;
+  std::vector<std::uint64_t> versions;  ///< assign() increments it
   bool operator==(const TapeState&) const = default;
 };
 
-inline std::vector<std::uint64_t> bits_of(const llm::Tensor& tensor) {
-  std::vector<std::uint64_t> bits;
-  for (double value : tensor.values()) bits.push_back(std::bit_cast<std::uint64_t>(value));
-  return bits;
-}
-
+/// The state of `watched` now.
 inline TapeState tape_state(const std::vector<llm::TensorValue>& watched) {
   TapeState state;
+  state.gradients = demo::gradient_bits(watched);
   for (const llm::TensorValue& node : watched) {
-    state.values.push_back(bits_of(node.value()));
-    const std::optional<llm::Tensor> gradient = node.gradient();
-    state.gradients.push_back(gradient ? std::optional(bits_of(*gradient)) : std::nullopt);
+    state.values.push_back(demo::bits_of(node.value()));
     state.released.push_back(node.is_released());
+    state.versions.push_back(node.version());
   }
   return state;
 }

@@ -2,35 +2,23 @@
 // writes the forward chain with its fork, the per-position loss gradients,
 // the parent gradients, the embedding rows with their occurrence
 // contributions, the scalar probes, the eight checks and the four errors.
-#include <cmath>
 #include <exception>
 #include <iostream>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "demo_text.hpp"
 #include "demo_trace.hpp"
 #include "fixtures.hpp"
 #include "llm/format.hpp"
 
 namespace {
 
+using demo::tensor_text;
 using llm::format_fixed;
 using llm::Tensor;
-
-// `3x2`, or `scalar` for rank zero.
-std::string shape_label(const llm::Shape& shape) {
-  if (shape.empty()) return "scalar";
-  std::string text;
-  for (std::size_t extent : shape) text += (text.empty() ? "" : "x") + std::to_string(extent);
-  return text;
-}
-
-std::string tensor_text(const Tensor& tensor) {
-  std::string values;
-  for (double value : tensor.values()) values += (values.empty() ? "" : ",") + format_fixed(value);
-  return "shape=" + shape_label(tensor.shape()) + " values=" + values;
-}
 
 std::string ids_text(const std::vector<std::size_t>& ids) {
   return llm::format_list(std::span<const std::size_t>(ids));
@@ -98,22 +86,33 @@ demo::Json row_json(const Tensor& tensor, std::size_t row) {
   return values;
 }
 
+// The forward steps, and the fork: the one step whose result more than one
+// later step reads, as the traced passes recorded it.
 demo::Json forward_json(const ch16::FrozenModelExample& example) {
   demo::Json steps = demo::Json::array();
+  std::vector<std::vector<std::size_t>> readers(example.forward.size());
   for (std::size_t k = 0; k < example.forward.size(); ++k) {
     const ch16::ForwardStep& step = example.forward[k];
+    for (std::size_t source : step.consumes) readers.at(source).push_back(k);
     const demo::Json value = demo::tensor_json(step.value);
     steps.push_back({{"step", k},
                      {"name", step.name},
                      {"operation", llm::tensor_operation_name(step.operation)},
-                     {"inputs", step.inputs},
-                     {"differentiable_input_shapes", step.input_shapes},
+                     {"label", step.label},
+                     {"operands", step.operands},
+                     {"operand_shapes", step.operand_shapes},
                      {"consumes", step.consumes},
+                     {"integer_inputs", step.integer_inputs},
                      {"output_shape", value["shape"]},
                      {"values", value["values"]}});
   }
-  return {{"steps", steps},
-          {"fork", {{"after_step", 2}, {"branches", {3, 4}}, {"shared", "input logits only"}}}};
+  demo::Json fork = nullptr;
+  for (std::size_t k = 0; k < readers.size(); ++k) {
+    if (readers[k].size() < 2) continue;
+    if (!fork.is_null()) throw std::runtime_error("the chain forks more than once");
+    fork = {{"after_step", k}, {"shared", example.forward[k].label}, {"branches", readers[k]}};
+  }
+  return {{"steps", steps}, {"fork", fork}};
 }
 
 // One row per flat position p = b * T + t: its token, target and loss-logit gradient.
@@ -172,18 +171,24 @@ demo::Json embedding_rows_json(const ch16::FrozenModelExample& example) {
   return rows;
 }
 
-// The reverse ledger of the traced pass: one entry per operand use.
-demo::Json reverse_ledger_json(const llm::TensorBackwardTrace& trace) {
+// The reverse ledger of the traced pass: one entry per operand use, its
+// consumer and parent named by the fixture's node labels.
+demo::Json reverse_ledger_json(const llm::TensorBackwardTrace& trace,
+                               const std::vector<std::string>& labels) {
   demo::Json edges = demo::Json::array();
   for (const llm::TensorTraceEdge& edge : trace.edges) {
     edges.push_back(
         {{"reverse_index", edge.reverse_index},
-         {"consumer", llm::tensor_operation_name(trace.nodes.at(edge.child).operation)},
+         {"consumer", edge.child},
+         {"consumer_label", labels.at(edge.child)},
+         {"operation", llm::tensor_operation_name(trace.nodes.at(edge.child).operation)},
          {"operand_slot", edge.operand},
-         {"parent", llm::tensor_operation_name(trace.nodes.at(edge.parent).operation)},
+         {"parent", edge.parent},
+         {"parent_label", labels.at(edge.parent)},
+         {"parent_operation", llm::tensor_operation_name(trace.nodes.at(edge.parent).operation)},
          {"rule", edge.rule},
          {"upstream", demo::tensor_json(edge.upstream)},
-         {"contribution", edge.contribution ? demo::tensor_json(*edge.contribution) : nullptr},
+         {"contribution", demo::optional_tensor_json(edge.contribution)},
          {"parent_shape", edge.parent_shape}});
   }
   return edges;
@@ -202,6 +207,7 @@ demo::Json check_json(const ch16::NamedModelGradcheck& check) {
   return {{"operation", check.operation},
           {"expression", check.expression},
           {"input", demo::tensor_json(check.input)},
+          {"weights", demo::tensor_json(check.weights)},
           {"analytic", demo::tensor_json(check.analytic)},
           {"step", ch16::kGradcheckStep},
           {"tolerance", ch16::kGradcheckTolerance},
@@ -256,7 +262,7 @@ demo::Json trace_json(const ch16::FrozenModelExample& example,
           {"embedding_rows", embedding_rows_json(example)},
           {"embedding_gradient", demo::tensor_json(example.embedding_gradient)},
           {"weight_gradient", demo::tensor_json(example.weight_gradient)},
-          {"reverse_ledger", reverse_ledger_json(example.backward)},
+          {"reverse_ledger", reverse_ledger_json(example.backward, example.backward_labels)},
           {"baseline",
            {{"max_abs_difference", example.baseline_max_difference},
             {"tolerance", ch16::kBaselineTolerance}}},

@@ -1,10 +1,9 @@
 // The typed-error fixture of chapter 16: see fixtures.hpp.
-#include <bit>
-#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <utility>
 
+#include "demo_bits.hpp"
 #include "fixtures.hpp"
 #include "llm/autograd/model_ops.hpp"
 
@@ -14,18 +13,6 @@ using llm::Tensor;
 using llm::TensorValue;
 
 namespace {
-
-// The bits of every watched parameter's stored gradient.
-std::vector<std::vector<std::uint64_t>> gradient_bits(const std::vector<TensorValue>& watched) {
-  std::vector<std::vector<std::uint64_t>> bits;
-  for (const TensorValue& parameter : watched) {
-    const Tensor gradient = *parameter.gradient();  // a copy: the loop reads it
-    bits.emplace_back();
-    for (double value : gradient.values())
-      bits.back().push_back(std::bit_cast<std::uint64_t>(value));
-  }
-  return bits;
-}
 
 // The error's class and kind name, whichever module threw it.
 std::pair<std::string, std::string> classify(const llm::Error& error) {
@@ -48,7 +35,7 @@ ModelErrorCase rejected(std::string label, const std::string& parameter_name,
                         const TensorValue& parameter, const std::vector<TensorValue>& watched,
                         Request&& request) {
   Tensor before = *parameter.gradient();
-  const auto bits_before = gradient_bits(watched);
+  const auto bits_before = demo::gradient_bits(watched);
   try {
     request();
   } catch (const llm::Error& error) {
@@ -59,14 +46,9 @@ ModelErrorCase rejected(std::string label, const std::string& parameter_name,
             error.what(),
             parameter_name,
             std::move(before),
-            gradient_bits(watched) == bits_before};
+            demo::gradient_bits(watched) == bits_before};
   }
   throw std::runtime_error("the " + label + " request was accepted");
-}
-
-// The sum of every element, as one rank-zero tape node.
-TensorValue sum_to_scalar(const TensorValue& value) {
-  return value.reshape({value.value().size()}).sum_axis(0);
 }
 
 }  // namespace

@@ -2,14 +2,15 @@
 
 * :func:`forward_chain_figure` -- the worked chain from the embedding table to
   the loss, with the fork after SiLU into two separate operation calls
-  (``trace.inputs``, ``trace.forward``).
+  (``trace.inputs``, ``trace.forward``: each step's operands and the fork as
+  the traced passes recorded them).
 * :func:`position_table` -- the loss-logit gradient of every flat position
   with its token, target, signs and class sum (``trace.position_gradients``).
 * :func:`scatter_figure` -- four occurrence adjoints added into three
   embedding-table rows (``trace.embedding_rows``, ``trace.position_gradients``).
 * :func:`ledger_table` -- the reverse ledger: the upstream and parent
   gradient of every operand use, with its rule and shape
-  (``trace.reverse_ledger``, ``trace.inputs``).
+  (``trace.reverse_ledger``).
 * :func:`probes_table`, :func:`checks_table`, :func:`errors_table` -- the
   scalar probes, the eight sampled VJP checks and the four rejected requests
   (``trace.scalar_probes``, ``trace.gradchecks``, ``trace.errors``).
@@ -54,15 +55,31 @@ SAVED_TEXT = {
     "indexed_mean_nll": "its own P, the targets, the axis",
 }
 
-# What each tape operation of the reverse ledger stands for in the worked chain.
-PARENT_TEXT = {
-    "silu": "SiLU output (the loss logits)",
-    "matmul": "matmul output (projection preactivations)",
-    "gather_rows": "gathered rows $X$",
+# The fixture labels the chain's tape nodes; the trace names nodes by these
+# labels. What each one is, in words, and its symbol in the text.
+NODE_TEXT = {
+    "embeddings": ("embedding table", "E"),
+    "weights": ("projection weights", "W"),
+    "gathered": ("gathered rows", "X"),
+    "preactivations": ("projection preactivations", "H"),
+    "activated": ("loss logits", "Z"),
+    "log_probabilities": ("log-probabilities", "Y"),
+    "loss": ("mean loss", "L"),
 }
+
+# The input cards of the chain figure: a parameter by its node label, an
+# integer input (which receives no gradient) by its name, with the edge label.
+PARAMETER_CARD = {"embeddings": "E", "weights": "W"}
+INTEGER_CARD = {"token IDs": ("z", "selects rows"), "target classes": ("y", "selects classes")}
 
 
 # --- Numbers and tensors for prose -------------------------------------------------
+
+
+def node_text(label: str, math: bool = False) -> str:
+    """What the node labelled ``label`` is: ``gathered rows X``, or ``gathered rows $X$`` for MyST."""
+    words, symbol = NODE_TEXT[label]
+    return f"{words} ${symbol}$" if math else f"{words} {symbol}"
 
 
 def plain(value: float) -> str:
@@ -146,9 +163,9 @@ def step_tensor(forward: Trace, operation: str) -> TensorJson:
 
 
 def ledger_edge(trace: Trace, consumer: str, slot: int = 0) -> Mapping[str, Any]:
-    """The reverse-ledger entry of operand ``slot`` of ``consumer``."""
+    """The reverse-ledger entry of operand ``slot`` of the operation ``consumer`` (``matmul``, ...)."""
     for entry in trace["reverse_ledger"]:
-        if entry["consumer"] == consumer and entry["operand_slot"] == slot:
+        if entry["operation"] == consumer and entry["operand_slot"] == slot:
             return entry
     raise KeyError(f"the reverse ledger has no edge {consumer!r} slot {slot}")
 
@@ -255,11 +272,13 @@ def _graph_head(name: str, rankdir: str, nodesep: float, ranksep: float) -> list
 
 
 def _step_card(entry: Mapping[str, Any], fill: str) -> str:
-    """One forward step: its name, tape operation, inputs, shapes and value."""
+    """One forward step: its name, tape operation, operands and integer inputs, shapes and value."""
     tensor = {"shape": entry["output_shape"], "values": entry["values"]}
-    shapes = ", ".join(shape_text(shape) for shape in entry["differentiable_input_shapes"])
+    shapes = ", ".join(shape_text(shape) for shape in entry["operand_shapes"])
     value = html_text(cell_text(entry["values"][0])) if not entry["output_shape"] else _grid(tensor)
-    reads = "<BR/>".join(html_text(part) for part in entry["inputs"].split(" + "))
+    reads = "<BR/>".join(
+        html_text(part) for part in [node_text(label) for label in entry["operands"]] + entry["integer_inputs"]
+    )
     rows = [
         _field("reads", reads),
         _field("differentiable inputs", html_text(shapes)),
@@ -273,6 +292,7 @@ def _step_card(entry: Mapping[str, Any], fill: str) -> str:
 def forward_chain_dot(inputs: Trace, forward: Trace) -> str:
     """DOT source of the worked chain: inputs on top, five operation steps, the fork after SiLU.
 
+    Every arrow into a step is one of its recorded operands or integer inputs.
     Differentiable operands arrive on solid arrows; the integer token IDs and
     target classes, which choose rows and classes but receive no gradient,
     arrive on dashed arrows. The fork is drawn as its own small node so that
@@ -285,7 +305,7 @@ def forward_chain_dot(inputs: Trace, forward: Trace) -> str:
     embeddings, weights = inputs["embeddings"], inputs["weights"]
     lines.append(
         "  E [label="
-        + _card("embedding table E", f'parameter {shape_text(embeddings["shape"])}',
+        + _card(node_text("embeddings"), f'parameter {shape_text(embeddings["shape"])}',
                 [_field("value", _grid(embeddings))])
         + "];"
     )
@@ -298,7 +318,7 @@ def forward_chain_dot(inputs: Trace, forward: Trace) -> str:
     )
     lines.append(
         "  W [label="
-        + _card("projection weights W", f'parameter {shape_text(weights["shape"])}',
+        + _card(node_text("weights"), f'parameter {shape_text(weights["shape"])}',
                 [_field("value", _grid(weights))])
         + "];"
     )
@@ -313,26 +333,23 @@ def forward_chain_dot(inputs: Trace, forward: Trace) -> str:
         fill = LOSS_FILL if entry["step"] in branches else NODE_FILL
         lines.append(f'  s{entry["step"]} [label={_step_card(entry, fill)}];')
     lines.append(
-        f'  fork [label="fork after step {fork["after_step"]}\\nshared: {fork["shared"]}", shape=box, '
-        'style="rounded,filled", fillcolor="#ffffff", fontsize=10, margin="0.12,0.05"];'
+        f'  fork [label="fork after step {fork["after_step"]}\\nshared: {node_text(fork["shared"])} only", '
+        'shape=box, style="rounded,filled", fillcolor="#ffffff", fontsize=10, margin="0.12,0.05"];'
     )
-    lines += [
-        "  { rank=same; E; z; }",
-        "  E -> s0;",
-        '  z -> s0 [style=dashed, label=" selects rows"];',
-    ]
+    lines.append("  { rank=same; E; z; }")
+    producer = {entry["label"]: entry["step"] for entry in steps}
     for entry in steps:
-        for source in entry["consumes"]:
-            if source == fork["after_step"] and entry["step"] in branches:
-                continue
-            lines.append(f'  s{source} -> s{entry["step"]};')
-    matmul = step(forward, "matmul")["step"]
-    nll = step(forward, "indexed_mean_nll")["step"]
-    lines.append(f"  W -> s{matmul};")
+        for label in entry["operands"]:
+            if label in PARAMETER_CARD:
+                lines.append(f'  {PARAMETER_CARD[label]} -> s{entry["step"]};')
+            elif producer[label] == fork["after_step"] and entry["step"] in branches:
+                lines.append(f'  fork -> s{entry["step"]} [label=" separate call"];')
+            else:
+                lines.append(f'  s{producer[label]} -> s{entry["step"]};')
+        for name in entry["integer_inputs"]:
+            card, label = INTEGER_CARD[name]
+            lines.append(f'  {card} -> s{entry["step"]} [style=dashed, label=" {label}"];')
     lines.append(f'  s{fork["after_step"]} -> fork [arrowhead=none];')
-    for branch in fork["branches"]:
-        lines.append(f'  fork -> s{branch} [label=" separate call"];')
-    lines.append(f'  y -> s{nll} [style=dashed, label=" selects classes"];')
     lines.append(f'  {{ rank=same; {" ".join(f"s{b};" for b in fork["branches"])} }}')
     lines.append("}")
     return "\n".join(lines)
@@ -492,26 +509,13 @@ def scatter_figure(rows: Sequence[Mapping[str, Any]], positions: Sequence[Mappin
 # --- Figure 4: the reverse ledger ------------------------------------------------------
 
 
-def _parent_text(entry: Mapping[str, Any], inputs: Trace) -> str:
-    """Which tensor of the worked chain an edge's operand is; parameters are told apart by shape."""
-    if entry["parent"] != "parameter":
-        return PARENT_TEXT.get(entry["parent"], entry["parent"])
-    matches = [
-        name for name, key in (("embedding table $E$", "embeddings"), ("projection weights $W$", "weights"))
-        if inputs[key]["shape"] == entry["parent_shape"]
-    ]
-    if len(matches) != 1:
-        raise ValueError(f"cannot tell which parameter has shape {entry['parent_shape']}")
-    return matches[0]
-
-
-def ledger_table(ledger: Sequence[Mapping[str, Any]], inputs: Trace) -> str:
+def ledger_table(ledger: Sequence[Mapping[str, Any]]) -> str:
     """Figure 4: every operand use of the traced pass, its rule, upstream and parent gradient."""
     header = ["Step", "Consumer, slot → parent, shape", "Rule", "Upstream", "Parent gradient"]
     rows = [
         [
             str(entry["reverse_index"]),
-            f'`{entry["consumer"]}`, slot {entry["operand_slot"]} → {_parent_text(entry, inputs)}, '
+            f'`{entry["operation"]}`, slot {entry["operand_slot"]} → {node_text(entry["parent_label"], math=True)}, '
             f'`{shape_text(entry["parent_shape"], NBSP)}`',
             entry["rule"],
             f'${tex(entry["upstream"])}$',
@@ -537,7 +541,8 @@ def probes_table(probes: Sequence[Mapping[str, Any]]) -> str:
 
 def checks_table(gradchecks: Trace) -> str:
     """Table: the eight sampled VJP checks against central differences of the plain kernels."""
-    header = ["VJP", "Objective", "Input shape", "Sampled coordinates", "Largest scaled error", "Verdict"]
+    header = ["VJP", "Objective", "Input shape", "Weights $w$", "Sampled coordinates", "Largest scaled error",
+              "Verdict"]
     rows = []
     for entry in gradchecks["checks"]:
         coordinates = ", ".join(
@@ -548,6 +553,7 @@ def checks_table(gradchecks: Trace) -> str:
                 f'`{entry["operation"]}`',
                 f'`{entry["expression"]}`',
                 f'`{shape_text(entry["input"]["shape"], NBSP)}`',
+                row_text(entry["weights"]["values"]),
                 coordinates,
                 error_text(max_scaled_error(entry)),
                 "pass" if entry["passed"] else "FAIL",

@@ -4,10 +4,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <span>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "llm/format.hpp"
@@ -63,46 +66,76 @@ Tensor pass_adjoint(const llm::TensorBackwardTrace& trace, TensorOperation opera
   return *adjoint;
 }
 
-// The forward chain as the figure draws it: the fork after SiLU is two
-// steps that both consume step 2.
-std::vector<ForwardStep> forward_steps(const TensorValue& embeddings, const TensorValue& gathered,
-                                       const TensorValue& weights, const TensorValue& projected,
-                                       const TensorValue& activated,
-                                       const TensorValue& log_probabilities,
-                                       const TensorValue& loss) {
-  const Shape logits_shape = activated.shape();
-  return {
-      {"Row gather",
-       TensorOperation::GatherRows,
-       "embedding table + token IDs",
-       {embeddings.shape()},
-       {},
-       gathered.value_snapshot()},
-      {"Matrix product",
-       TensorOperation::MatMul,
-       "gathered feature rows + projection weights",
-       {gathered.shape(), weights.shape()},
-       {0},
-       projected.value_snapshot()},
-      {"SiLU",
-       TensorOperation::Silu,
-       "projection preactivations",
-       {logits_shape},
-       {1},
-       activated.value_snapshot()},
-      {"Log-softmax",
-       TensorOperation::LogSoftmax,
-       "activated values used as loss logits",
-       {logits_shape},
-       {2},
-       log_probabilities.value_snapshot()},
-      {"Indexed mean NLL",
-       TensorOperation::IndexedMeanNll,
-       "activated values used as loss logits + target classes",
-       {logits_shape},
-       {2},
-       loss.value_snapshot()},
+// One tape node of the worked chain and the label the trace gives it.
+struct ChainNode {
+  const char* label;
+  TensorValue value;
+};
+
+// The label of the chain node with id `node_id`.
+std::string label_of(std::span<const ChainNode> chain, std::uint64_t node_id) {
+  for (const ChainNode& node : chain) {
+    if (node.value.node_id() == node_id) return node.label;
+  }
+  throw std::runtime_error("node " + std::to_string(node_id) + " is not part of the worked chain");
+}
+
+// The label of every node of a traced pass, in its topological order.
+std::vector<std::string> trace_labels(std::span<const ChainNode> chain,
+                                      const llm::TensorBackwardTrace& trace) {
+  std::vector<std::string> labels;
+  for (const llm::TensorTraceNode& node : trace.nodes) {
+    labels.push_back(label_of(chain, node.node_id));
+  }
+  return labels;
+}
+
+// The chain's operation calls in the order the fixture makes them; each
+// step's operation, operands and their shapes come from the traced passes,
+// which recorded them. The loss's pass does not reach the log-softmax
+// branch, so a step missing from it is reversed here with a zero seed,
+// traced, once every gradient has been read: the pass adds zero to each
+// gradient and records which node the branch reads.
+std::vector<ForwardStep> forward_steps(std::span<const ChainNode> chain,
+                                       const llm::TensorBackwardTrace& loss_pass) {
+  struct Call {
+    const char* name;
+    const char* result;  // the label of the node the call made
+    std::vector<std::string> integer_inputs;
   };
+  const std::vector<Call> calls = {{"Row gather", "gathered", {"token IDs"}},
+                                   {"Matrix product", "preactivations", {}},
+                                   {"SiLU", "activated", {}},
+                                   {"Log-softmax", "log_probabilities", {}},
+                                   {"Indexed mean NLL", "loss", {"target classes"}}};
+  std::vector<ForwardStep> steps;
+  for (const Call& call : calls) {
+    const auto named = std::find_if(chain.begin(), chain.end(), [&](const ChainNode& node) {
+      return std::string_view(node.label) == call.result;
+    });
+    if (named == chain.end()) throw std::runtime_error(std::string("no chain node ") + call.result);
+    const TensorValue& result = named->value;
+    std::optional<llm::TensorBackwardTrace> branch_pass;
+    const llm::TensorBackwardTrace* pass = &loss_pass;
+    if (pass->find(result.node_id()) == nullptr) {
+      branch_pass =
+          result.backward_with_trace(Tensor::zeros(result.shape()), llm::Retention::Retain);
+      pass = &*branch_pass;
+    }
+    const llm::TensorTraceNode& node = *pass->find(result.node_id());
+    ForwardStep step{call.name, node.operation, call.result, {}, {}, {}, call.integer_inputs,
+                     result.value_snapshot()};
+    for (std::size_t operand : node.operands) {
+      const llm::TensorTraceNode& parent = pass->nodes.at(operand);
+      step.operands.push_back(label_of(chain, parent.node_id));
+      step.operand_shapes.push_back(parent.shape);
+      for (std::size_t earlier = 0; earlier < steps.size(); ++earlier) {
+        if (steps[earlier].label == step.operands.back()) step.consumes.push_back(earlier);
+      }
+    }
+    steps.push_back(std::move(step));
+  }
+  return steps;
 }
 
 }  // namespace
@@ -117,6 +150,13 @@ FrozenModelExample frozen_model_example() {
   // The fork: two separate calls over the same logits, each saving its own P.
   const TensorValue log_probabilities = activated.log_softmax(kClassAxis);
   const TensorValue loss = activated.indexed_mean_nll(kClassAxis, kTargets);
+  const std::vector<ChainNode> chain = {{"embeddings", embeddings},
+                                        {"gathered", gathered},
+                                        {"weights", weights},
+                                        {"preactivations", projection_preactivations},
+                                        {"activated", activated},
+                                        {"log_probabilities", log_probabilities},
+                                        {"loss", loss}};  // the trace's labels
 
   const HandwrittenModelBaseline baseline = handwritten_model_backward();
   BaselineCheck check;
@@ -127,8 +167,9 @@ FrozenModelExample frozen_model_example() {
   check("log-probabilities", log_probabilities.value(), baseline.log_probabilities);
   check("loss", loss.value(), std::array{baseline.loss});
 
-  // Traced only because the comparison reads intermediate adjoints; training
-  // would call backward(): the same reverse pass without the record.
+  // Traced because the comparison reads intermediate adjoints (and the
+  // figures the recorded graph); training would call backward(): the same
+  // reverse pass without the record.
   llm::TensorBackwardTrace backward = loss.backward_with_trace();
   Tensor loss_input_gradient = pass_adjoint(backward, TensorOperation::Silu);
   Tensor matmul_output_gradient = pass_adjoint(backward, TensorOperation::MatMul);
@@ -140,6 +181,8 @@ FrozenModelExample frozen_model_example() {
   check("gathered-row gradient", gathered_gradient, baseline.gathered_gradient);
   check("embedding gradient", embedding_gradient, baseline.embedding_gradient);
   check("weight gradient", weight_gradient, baseline.weight_gradient);
+  std::vector<std::string> backward_labels = trace_labels(chain, backward);
+  std::vector<ForwardStep> forward = forward_steps(chain, backward);  // after the reads above
 
   return {embeddings.value_snapshot(),
           {kTokenIds.begin(), kTokenIds.end()},
@@ -150,9 +193,9 @@ FrozenModelExample frozen_model_example() {
           activated.value_snapshot(),
           log_probabilities.value_snapshot(),
           loss.value_snapshot(),
-          forward_steps(embeddings, gathered, weights, projection_preactivations, activated,
-                        log_probabilities, loss),
+          std::move(forward),
           std::move(backward),
+          std::move(backward_labels),
           std::move(loss_input_gradient),
           std::move(matmul_output_gradient),
           std::move(gathered_gradient),

@@ -58,14 +58,22 @@ struct HandwrittenModelBaseline {
 /// The worked chain by hand: one forward and one reverse pass.
 HandwrittenModelBaseline handwritten_model_backward();
 
-/// One step of the forward chain as the figure draws it.
+/// The sum of every element of `value`, as one rank-zero tape node: the
+/// scalar a reverse pass with seed 1 starts from.
+inline llm::TensorValue sum_to_scalar(const llm::TensorValue& value) {
+  return value.reshape({value.value().size()}).sum_axis(0);
+}
+
+/// One operation call of the forward chain, as the traced passes recorded it.
 struct ForwardStep {
-  std::string name;                      ///< e.g. `Row gather`
-  llm::TensorOperation operation;        ///< the tape operation
-  std::string inputs;                    ///< what it reads, e.g. `embedding table + token IDs`
-  std::vector<llm::Shape> input_shapes;  ///< shapes of the differentiable inputs
-  std::vector<std::size_t> consumes;     ///< forward steps whose result it reads
-  llm::Tensor value;                     ///< its result
+  std::string name;                         ///< e.g. `Row gather`
+  llm::TensorOperation operation;           ///< the tape operation
+  std::string label;                        ///< the result's node label, e.g. `gathered`
+  std::vector<std::string> operands;        ///< label of the node in each operand slot
+  std::vector<llm::Shape> operand_shapes;   ///< their shapes
+  std::vector<std::size_t> consumes;        ///< earlier steps whose result is an operand
+  std::vector<std::string> integer_inputs;  ///< IDs or classes it also reads (no gradient)
+  llm::Tensor value;                        ///< its result
 };
 
 /// The shared fixture's tensors, read from the tape after one traced pass.
@@ -79,11 +87,12 @@ struct FrozenModelExample {
   llm::Tensor activated;
   llm::Tensor log_probabilities;
   llm::Tensor loss;
-  std::vector<ForwardStep> forward;    ///< gather, matmul, SiLU, log-softmax, NLL
-  llm::TensorBackwardTrace backward;   ///< the traced pass from the loss
-  llm::Tensor loss_input_gradient;     ///< pass adjoint of the SiLU output
-  llm::Tensor matmul_output_gradient;  ///< pass adjoint of the matmul output
-  llm::Tensor gathered_gradient;       ///< pass adjoint of the gathered rows
+  std::vector<ForwardStep> forward;          ///< gather, matmul, SiLU, log-softmax, NLL
+  llm::TensorBackwardTrace backward;         ///< the traced pass from the loss
+  std::vector<std::string> backward_labels;  ///< node label of each node of `backward`
+  llm::Tensor loss_input_gradient;           ///< pass adjoint of the SiLU output
+  llm::Tensor matmul_output_gradient;        ///< pass adjoint of the matmul output
+  llm::Tensor gathered_gradient;             ///< pass adjoint of the gathered rows
   llm::Tensor embedding_gradient;
   llm::Tensor weight_gradient;
   double baseline_max_difference;  ///< max |tape - baseline| over every compared tensor
@@ -92,7 +101,12 @@ struct FrozenModelExample {
 /// Builds the chain on the tape, compares every forward tensor with the
 /// baseline, reverses the loss with backward_with_trace, reads the SiLU,
 /// matmul and gather pass adjoints from the trace and compares them and both
-/// parameter gradients with the baseline.
+/// parameter gradients with the baseline. The chain's tape nodes are labelled
+/// embeddings, weights, gathered, preactivations, activated,
+/// log_probabilities and loss; `forward` and `backward_labels` name nodes by
+/// these labels, and each step's operands come from the traced passes (the
+/// log-softmax branch, which the loss does not reach, from a zero-seeded
+/// traced pass after every gradient was read).
 /// @throws std::runtime_error naming the tensor if any differs by more than
 ///         kBaselineTolerance.
 FrozenModelExample frozen_model_example();
@@ -112,15 +126,18 @@ std::vector<ScalarProbe> scalar_probes();
 /// One sampled check of one VJP.
 struct NamedModelGradcheck {
   std::string operation;   ///< matmul-left, matmul-right, gather_rows, exp, ...
-  std::string expression;  ///< the checked scalar objective, e.g. `sum(p @ R)`
+  std::string expression;  ///< the checked scalar objective, e.g. `sum(w * (p @ R))`
   llm::Tensor input;       ///< the checked parameter p
+  llm::Tensor weights;     ///< w, the operation's upstream (shape of its output)
   llm::Tensor analytic;    ///< p's gradient from the tape
   llm::TensorGradientCheck report;
 };
 
 /// The eight sampled checks: both matmul parents, gather_rows, exp, log,
 /// silu, log_softmax and indexed_mean_nll (kGradcheckStep, kGradcheckTolerance,
-/// kGradcheckSamples). The numerical side calls the plain tensor kernels.
+/// kGradcheckSamples). Each reverses sum(w * op(p)) with fixed weights w that
+/// are not all equal, so every VJP receives a non-trivial upstream; the
+/// numerical side computes the same weighted sum with the plain kernels.
 std::vector<NamedModelGradcheck> model_vjp_gradchecks();
 
 /// A rejected model-operation request.

@@ -7,6 +7,7 @@
 // a crash never leaves a half-written trace behind.
 #pragma once
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -16,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "llm/format.hpp"
 #include "llm/tensor/tensor.hpp"
 
 namespace demo {
@@ -58,6 +60,20 @@ inline Json tensor_json(const llm::Tensor& tensor) {
   Json values = Json::array();
   for (double value : tensor.values()) values.push_back(value);
   return Json{{"shape", tensor.shape()}, {"values", values}};
+}
+
+/// tensor_json of the tensor, or null when there is none (an untracked
+/// node's adjoint, a constant's gradient).
+inline Json optional_tensor_json(const std::optional<llm::Tensor>& tensor) {
+  if (tensor) return tensor_json(*tensor);
+  return nullptr;
+}
+
+/// A double as evidence. JSON has no infinity or NaN, so such a value is
+/// stored as the text the demo prints for it (llm::format_shortest: `inf`).
+inline Json number_json(double value) {
+  if (std::isfinite(value)) return value;
+  return llm::format_shortest(value);
 }
 
 }  // namespace demo

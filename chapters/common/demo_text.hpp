@@ -1,0 +1,34 @@
+// How the demos print a tensor on one line of their verified output:
+// `shape=2x3 values=1.000000000000,2.000000000000,...`, the shape written
+// with `x` between extents and every value with twelve decimals (Rust's
+// `{:.12}`, llm::format_fixed) in row-major order.
+#pragma once
+
+#include <string>
+
+#include "llm/format.hpp"
+#include "llm/tensor/tensor.hpp"
+
+namespace demo {
+
+/// A shape as the demos print it: `2x3`, `3`, or `scalar` for rank zero.
+inline std::string shape_label(const llm::Shape& shape) {
+  if (shape.empty()) return "scalar";
+  std::string text;
+  for (std::size_t extent : shape) text += (text.empty() ? "" : "x") + std::to_string(extent);
+  return text;
+}
+
+/// Every value with twelve decimals, comma-separated, in row-major order.
+inline std::string values_text(const llm::Tensor& tensor) {
+  std::string text;
+  for (double value : tensor.values()) text += (text.empty() ? "" : ",") + llm::format_fixed(value);
+  return text;
+}
+
+/// `shape=<shape_label> values=<values_text>`: one tensor on one output line.
+inline std::string tensor_text(const llm::Tensor& tensor) {
+  return "shape=" + shape_label(tensor.shape()) + " values=" + values_text(tensor);
+}
+
+}  // namespace demo
