@@ -22,7 +22,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from tools.fileio import atomic_write_text
 
@@ -180,6 +180,31 @@ def shortest(value: float) -> str:
         mantissa, exponent = text.split("e")
         return f"{mantissa.removesuffix('.0')}e{int(exponent)}"
     return text
+
+
+def plain(value: float) -> str:
+    """``value`` for prose and math: ``8`` for an integral value, else :func:`shortest`."""
+    if math.isfinite(value) and value == int(value) and abs(value) < 2**53:
+        return str(int(value))
+    return shortest(value)
+
+
+def shape_text(shape: Sequence[int], space: str = " ") -> str:
+    """A shape as the book writes it: ``[2, 3]``, ``[]`` for rank zero.
+
+    Tables pass ``space="\u00a0"`` (no-break space) so that a shape never wraps.
+    """
+    return "[" + f",{space}".join(str(extent) for extent in shape) + "]"
+
+
+def tensor_rows(tensor: Mapping[str, Any]) -> list[list[float]]:
+    """A trace tensor ``{"shape", "values"}`` as rows: one row for rank 0 and 1,
+    the last axis as columns otherwise."""
+    shape, values = list(tensor["shape"]), list(tensor["values"])
+    if len(shape) < 2:
+        return [values]
+    width = shape[-1]
+    return [values[start : start + width] for start in range(0, len(values), width)] if width else [[]]
 
 
 def dot_text(text: str) -> str:

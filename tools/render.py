@@ -11,8 +11,9 @@ A chapter's text is MyST Markdown processed by Jinja2. The template sees:
     The JSON trace the demo wrote during that same run (figure data).
 ``figures``
     The chapter's own ``figures.py`` module, if it has one (see tools/figures.py).
-``fixed``, ``sci``, ``shortest``
-    The demos' number formats, also usable as filters: ``{{ x | fixed }}``.
+``fixed``, ``sci``, ``shortest``, ``plain``
+    The demos' number formats (and ``plain``: ``8`` for an integral value),
+    also usable as filters: ``{{ x | fixed }}``.
 
 Usage (the build runs this; see cmake/LlmChapter.cmake)::
 
@@ -214,7 +215,12 @@ class ChapterRenderer:
             keep_trailing_newline=True,
             autoescape=False,
         )
-        formats = {"fixed": figures.fixed, "sci": figures.sci, "shortest": figures.shortest}
+        formats = {
+            "fixed": figures.fixed,
+            "sci": figures.sci,
+            "shortest": figures.shortest,
+            "plain": figures.plain,
+        }
         environment.filters.update(formats)
         environment.globals.update(formats)
         environment.globals.update(

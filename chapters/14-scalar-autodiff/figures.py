@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Sequence
 
-from tools.figures import dot_text, fixed, graphviz, html_text, sci, shortest, table
+from tools.figures import dot_text, fixed, graphviz, html_text, plain, sci, shortest, table
 
 Trace = Mapping[str, Any]
 
@@ -52,13 +52,6 @@ EDGE_COLOURS = ("#1f5fa8", "#c2571a")  # operand use 0, operand use 1
 def optional_fixed(value: float | None) -> str:
     """``value`` as the demo prints it, or ``none`` for an untracked (null) entry."""
     return "none" if value is None else fixed(value)
-
-
-def plain(value: float) -> str:
-    """``value`` for prose and math: ``8`` for an integral value, else the shortest round-trip text."""
-    if math.isfinite(value) and value == int(value) and abs(value) < 2**53:
-        return str(int(value))
-    return shortest(value)
 
 
 def binary_exponent(value: float) -> int:

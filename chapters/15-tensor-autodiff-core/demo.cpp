@@ -160,15 +160,6 @@ demo::Json reverse_ledger_json(const ch15::WorkedExample& worked) {
 }
 
 demo::Json check_json(const ch15::VjpCheck& check) {
-  demo::Json coordinates = demo::Json::array();
-  for (const llm::CoordinateGradientCheck& coordinate : check.report.checks) {
-    coordinates.push_back({{"flat_index", coordinate.flat_index},
-                           {"coordinate", coordinate.coordinate},
-                           {"analytic", coordinate.comparison.analytic},
-                           {"numerical", coordinate.comparison.numerical},
-                           {"scaled_error", coordinate.comparison.scaled_error},
-                           {"passed", coordinate.comparison.passed}});
-  }
   return {{"operation", check.operation},
           {"expression", check.expression},
           {"input", demo::tensor_json(check.input)},
@@ -177,7 +168,7 @@ demo::Json check_json(const ch15::VjpCheck& check) {
           {"step", ch15::kGradcheckStep},
           {"tolerance", ch15::kGradcheckTolerance},
           {"requested_samples", check.report.requested_samples},
-          {"coordinates", coordinates},
+          {"coordinates", demo::coordinate_checks_json(check.report)},
           {"passed", check.report.passed}};
 }
 

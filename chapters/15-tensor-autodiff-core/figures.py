@@ -19,11 +19,21 @@ from the trace; nothing is typed by hand.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from typing import Any, Mapping, Sequence
 
-from tools.figures import dot_text, fixed, graphviz, html_text, sci, shortest, table
+from tools.figures import (
+    dot_text,
+    fixed,
+    graphviz,
+    html_text,
+    plain,
+    sci,
+    shape_text,
+    shortest,
+    table,
+    tensor_rows,
+)
 
 Trace = Mapping[str, Any]
 TensorJson = Mapping[str, Any]  # {"shape": [...], "values": [...]}, row-major
@@ -48,36 +58,12 @@ STEP_CALLS = {
 # --- Numbers and tensors for prose ---------------------------------------------
 
 
-def plain(value: float) -> str:
-    """``value`` for prose and math: ``8`` for an integral value, else the shortest round-trip text."""
-    if math.isfinite(value) and value == int(value) and abs(value) < 2**53:
-        return str(int(value))
-    return shortest(value)
-
-
-def _rows(tensor: TensorJson) -> list[list[float]]:
-    """The values as rows: one row for rank 0 and 1, the last axis as columns otherwise."""
-    shape, values = list(tensor["shape"]), list(tensor["values"])
-    if len(shape) < 2:
-        return [values]
-    width = shape[-1]
-    return [values[start : start + width] for start in range(0, len(values), width)] if width else [[]]
-
-
-def shape_text(shape: Sequence[int], space: str = " ") -> str:
-    """A shape as the book writes it: ``[2, 3]``, ``[]`` for rank zero.
-
-    Tables pass ``space="\u00a0"`` (no-break space) so that a shape never wraps.
-    """
-    return "[" + f",{space}".join(str(extent) for extent in shape) + "]"
-
-
 def code(tensor: TensorJson) -> str:
     """A rank-0, 1 or 2 tensor as nested-list text: ``[[1, 3, 5], [2, 4, 6]]``."""
     shape = tensor["shape"]
     if len(shape) == 0:
         return plain(tensor["values"][0])
-    rows = ["[" + ", ".join(plain(v) for v in row) + "]" for row in _rows(tensor)]
+    rows = ["[" + ", ".join(plain(v) for v in row) + "]" for row in tensor_rows(tensor)]
     if len(shape) == 1:
         return rows[0]
     if len(shape) == 2:
@@ -94,7 +80,7 @@ def tex(tensor: TensorJson) -> str:
         # \left( ... \right) is one unbreakable box: MathJax never wraps a tuple mid-way.
         return "\\left(" + ",\\ ".join(plain(v) for v in tensor["values"]) + "\\right)"
     if len(shape) == 2:
-        body = " \\\\ ".join(" & ".join(plain(v) for v in row) for row in _rows(tensor))
+        body = " \\\\ ".join(" & ".join(plain(v) for v in row) for row in tensor_rows(tensor))
         return f"\\begin{{bmatrix}} {body} \\end{{bmatrix}}"
     raise ValueError(f"tex() shows rank 0 to 2, not shape {shape_text(shape)}")
 
@@ -166,7 +152,7 @@ def _grid(tensor: TensorJson, fill: str) -> str:
     """An HTML-like Graphviz table with one cell per element, rows along the first axis."""
     rows = "".join(
         "<TR>" + "".join(f'<TD ALIGN="RIGHT" WIDTH="24">{html_text(plain(v))}</TD>' for v in row) + "</TR>"
-        for row in _rows(tensor)
+        for row in tensor_rows(tensor)
     )
     return f'<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3" BGCOLOR="{fill}">{rows}</TABLE>'
 

@@ -26,7 +26,16 @@ import math
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
-from tools.figures import fixed, graphviz, html_text, sci, shortest, table
+from tools.figures import (
+    fixed,
+    graphviz,
+    html_text,
+    plain,
+    sci,
+    shape_text,
+    table,
+    tensor_rows,
+)
 
 Trace = Mapping[str, Any]
 TensorJson = Mapping[str, Any]  # {"shape": [...], "values": [...]}, row-major
@@ -82,13 +91,6 @@ def node_text(label: str, math: bool = False) -> str:
     return f"{words} ${symbol}$" if math else f"{words} {symbol}"
 
 
-def plain(value: float) -> str:
-    """``value`` for prose and math: ``2`` for an integral value, else the shortest round-trip text."""
-    if math.isfinite(value) and value == int(value) and abs(value) < 2**53:
-        return str(int(value))
-    return shortest(value)
-
-
 def frac(value: float) -> str:
     """``value`` as LaTeX: an integer, a fraction ``-\\tfrac{1}{8}`` when it is exactly one with a
     small denominator, else the shortest round-trip decimal."""
@@ -101,20 +103,6 @@ def frac(value: float) -> str:
     return f"{sign}\\tfrac{{{abs(exact.numerator)}}}{{{exact.denominator}}}"
 
 
-def _rows(tensor: TensorJson) -> list[list[float]]:
-    """The values as rows: one row for rank 0 and 1, the last axis as columns otherwise."""
-    shape, values = list(tensor["shape"]), list(tensor["values"])
-    if len(shape) < 2:
-        return [values]
-    width = shape[-1]
-    return [values[start : start + width] for start in range(0, len(values), width)] if width else [[]]
-
-
-def shape_text(shape: Sequence[int], space: str = " ") -> str:
-    """A shape as the book writes it: ``[4, 2]``, ``[]`` for rank zero."""
-    return "[" + f",{space}".join(str(extent) for extent in shape) + "]"
-
-
 def tex(tensor: TensorJson) -> str:
     """A tensor as LaTeX with exact fractions: a number, a row vector or a bracketed matrix."""
     shape = tensor["shape"]
@@ -123,7 +111,7 @@ def tex(tensor: TensorJson) -> str:
     if len(shape) == 1:
         return "\\begin{bmatrix} " + " & ".join(frac(v) for v in tensor["values"]) + " \\end{bmatrix}"
     if len(shape) == 2:
-        body = " \\\\ ".join(" & ".join(frac(v) for v in row) for row in _rows(tensor))
+        body = " \\\\ ".join(" & ".join(frac(v) for v in row) for row in tensor_rows(tensor))
         return f"\\begin{{bmatrix}} {body} \\end{{bmatrix}}"
     raise ValueError(f"tex() shows rank 0 to 2, not shape {shape_text(shape)}")
 
@@ -233,7 +221,7 @@ def _grid(tensor: TensorJson, fill: str = "#ffffff") -> str:
     """An HTML-like Graphviz table with one cell per element, rows along the first axis."""
     rows = "".join(
         "<TR>" + "".join(f'<TD ALIGN="RIGHT" WIDTH="22">{html_text(cell_text(v))}</TD>' for v in row) + "</TR>"
-        for row in _rows(tensor)
+        for row in tensor_rows(tensor)
     )
     return f'<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3" BGCOLOR="{fill}">{rows}</TABLE>'
 

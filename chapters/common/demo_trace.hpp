@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "llm/autograd/gradcheck.hpp"
 #include "llm/format.hpp"
 #include "llm/tensor/tensor.hpp"
 
@@ -74,6 +75,21 @@ inline Json optional_tensor_json(const std::optional<llm::Tensor>& tensor) {
 inline Json number_json(double value) {
   if (std::isfinite(value)) return value;
   return llm::format_shortest(value);
+}
+
+/// The sampled coordinates of a tensor gradient check, one object each:
+/// flat index, coordinate, analytic and numerical values, scaled error, verdict.
+inline Json coordinate_checks_json(const llm::TensorGradientCheck& report) {
+  Json coordinates = Json::array();
+  for (const llm::CoordinateGradientCheck& check : report.checks) {
+    coordinates.push_back({{"flat_index", check.flat_index},
+                           {"coordinate", check.coordinate},
+                           {"analytic", check.comparison.analytic},
+                           {"numerical", check.comparison.numerical},
+                           {"scaled_error", check.comparison.scaled_error},
+                           {"passed", check.comparison.passed}});
+  }
+  return coordinates;
 }
 
 }  // namespace demo

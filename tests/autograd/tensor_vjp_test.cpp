@@ -17,66 +17,14 @@
 #include "llm/tensor/reduction.hpp"
 #include "llm/tensor/shape_ops.hpp"
 #include "tensor_tape_support.hpp"
+#include "vjp_check_support.hpp"
 
 namespace llm {
 namespace {
 
+using testing::expect_vjp_matches;
+using testing::filled;
 using testing::tensor;
-
-constexpr double kStep = 1e-5;
-constexpr double kTolerance = 1e-7;
-
-// Deterministic, distinct, mixed-sign values: 0.35, -0.6, 0.85, ...
-Tensor filled(const Shape& shape, double scale = 1.0) {
-  Tensor result = Tensor::zeros(shape);
-  std::span<double> values = result.mutable_values();
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const double magnitude = 0.35 + 0.25 * static_cast<double>(i);
-    values[i] = scale * ((i % 2 == 0) ? magnitude : -magnitude);
-  }
-  return result;
-}
-
-// A seed that is not all ones: 1.5, -0.5, 2.5, 0.5, ...
-Tensor seed_for(const Shape& shape) {
-  Tensor seed = Tensor::zeros(shape);
-  std::span<double> values = seed.mutable_values();
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    values[i] = (i % 2 == 0) ? 1.5 + static_cast<double>(i) : -0.5 + 0.25 * static_cast<double>(i);
-  }
-  return seed;
-}
-
-double dot(const Tensor& a, const Tensor& b) {
-  double total = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) total += a.values()[i] * b.values()[i];
-  return total;
-}
-
-// Reverses `on_tape(p)` with a non-trivial seed and compares p's gradient
-// with central differences of seed · forward(p), where `forward` uses the
-// plain tensor kernels: every coordinate of p is checked.
-void expect_vjp_matches(const std::string& label, const Tensor& input,
-                        const std::function<TensorValue(const TensorValue&)>& on_tape,
-                        const std::function<Tensor(const Tensor&)>& forward) {
-  SCOPED_TRACE(label);
-  const TensorValue parameter = TensorValue::parameter(input);
-  const TensorValue output = on_tape(parameter);
-  const Tensor seed = seed_for(output.shape());
-  output.backward_with_seed(seed, Retention::Release);
-  const Tensor analytic = *parameter.gradient();
-  Tensor probe = input;
-  const TensorGradientCheck check = sampled_tensor_gradient_check(
-      probe, analytic.view(), kStep, kTolerance, input.size(),
-      [&](const Tensor& candidate) { return dot(seed, forward(candidate)); });
-  EXPECT_EQ(check.checks.size(), input.size());
-  for (const CoordinateGradientCheck& coordinate : check.checks) {
-    EXPECT_TRUE(coordinate.comparison.passed)
-        << "flat " << coordinate.flat_index << ": analytic " << coordinate.comparison.analytic
-        << " numerical " << coordinate.comparison.numerical;
-  }
-  EXPECT_TRUE(check.passed);
-}
 
 TEST(TensorVjp, ReshapeMatchesCentralDifferences) {
   for (const auto& [from, to] : std::vector<std::pair<Shape, Shape>>{
