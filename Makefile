@@ -1,6 +1,6 @@
 # The front door of "LLM from scratch in C++". Thin: every target delegates to
 # CMake (which decides what is out of date), ctest, or the tools in tools/.
-# `make help` lists the targets. Variables: BUILD, PYTHON, WERROR, SYNC, DEMO_TIMEOUT.
+# `make help` lists the targets. Variables: BUILD, PYTHON, CXX, WERROR, SYNC, DEMO_TIMEOUT.
 
 SHELL := /bin/bash
 BUILD ?= build
@@ -12,7 +12,8 @@ DEMO_TIMEOUT ?= 60
 GENERATOR ?= $(if $(shell command -v ninja),Ninja,Unix Makefiles)
 
 CHAPTERS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard chapters/[0-9]*/chapter.md chapters/[0-9]*/CMakeLists.txt)))))
-CONFIGURE_ARGS := -G "$(GENERATOR)" -DLLM_PYTHON=$(PYTHON) -DLLM_WERROR=$(WERROR) -DLLM_DEMO_TIMEOUT=$(DEMO_TIMEOUT)
+CHAPTER_NUMBERS := $(foreach c,$(CHAPTERS),$(firstword $(subst -, ,$(c))))
+CONFIGURE_ARGS := -G "$(GENERATOR)" -DCMAKE_CXX_COMPILER=$(CXX) -DLLM_PYTHON=$(PYTHON) -DLLM_WERROR=$(WERROR) -DLLM_DEMO_TIMEOUT=$(DEMO_TIMEOUT)
 CMAKE_BUILD := cmake --build $(BUILD) --target
 
 .DEFAULT_GOAL := help
@@ -22,13 +23,13 @@ help: ## List the targets
 	@echo "LLM from scratch in C++ -- make targets:"
 	@echo "  make book          build, run and verify every chapter, then the HTML book -> $(BUILD)/html/index.html"
 	@echo "  make chapter-NN    build chapter NN's demo, run it, verify its output, render its page"
-	@echo "                     (chapters: $(foreach c,$(CHAPTERS),$(firstword $(subst -, ,$(c)))))"
+	@echo "                     (chapters: $(CHAPTER_NUMBERS))"
 	@echo "  make chapter-NN SYNC=1   accept chapter NN's current output into its expected.txt, then as above"
 	@echo "  make sync          accept every chapter's current output into its expected.txt"
 	@echo "  make test          GoogleTest suites, one output check per chapter, and the tools' pytest suites"
 	@echo "  make clean         remove $(BUILD)/"
 	@echo "  make deps          install missing Debian packages (or print the command to run)"
-	@echo "Variables: PYTHON=$(PYTHON) BUILD=$(BUILD) WERROR=$(WERROR) DEMO_TIMEOUT=$(DEMO_TIMEOUT)"
+	@echo "Variables: PYTHON=$(PYTHON) BUILD=$(BUILD) CXX=$(CXX) WERROR=$(WERROR) DEMO_TIMEOUT=$(DEMO_TIMEOUT)"
 
 deps: ## Install the Debian packages the build needs
 	@PYTHON=$(PYTHON) tools/install-deps
@@ -46,17 +47,24 @@ book: configure ## Every chapter, then Doxygen and Sphinx into build/html
 	@$(CMAKE_BUILD) book
 	@echo "book: $(BUILD)/html/index.html"
 
-chapter-%: configure FORCE
-	@slug='$(filter $*-%,$(CHAPTERS))'; \
+# chapter-16 or chapter-16-model-autodiff-ops; the chapter is checked before
+# anything is configured or built.
+chapter-%: FORCE
+	@slug='$(firstword $(filter $*-% $*,$(CHAPTERS)))'; \
 	if [ -z "$$slug" ]; then \
-	  echo "make: no chapter $* (chapters: $(CHAPTERS))" >&2; exit 2; \
+	  echo "make: no chapter '$*'; the chapters are: $(CHAPTER_NUMBERS) (make chapter-NN)" >&2; exit 2; \
 	fi; \
+	number=$${slug%%-*}; \
+	$(MAKE) --no-print-directory configure || exit 1; \
 	if [ '$(SYNC)' = 1 ]; then \
-	  $(CMAKE_BUILD) chapter-$*-output && \
+	  $(CMAKE_BUILD) chapter-$$number-output && \
 	  $(PYTHON) -m tools.demo sync --chapter $$slug --run-dir $(BUILD)/chapters/$$slug || exit 1; \
 	fi; \
-	$(CMAKE_BUILD) chapter-$* && \
-	echo "chapter $*: ok -> $(BUILD)/book/chapters/$$slug.md (make book for the HTML)"
+	$(CMAKE_BUILD) chapter-$$number && \
+	echo "chapter $$number: ok -> $(BUILD)/book/chapters/$$slug.md (make book for the HTML)"
+
+chapter-:
+	@echo "make: name a chapter: make chapter-NN with NN one of $(CHAPTER_NUMBERS)" >&2; exit 2
 
 sync: configure ## Accept every chapter's output into its expected.txt
 	@$(CMAKE_BUILD) $(foreach c,$(CHAPTERS),chapter-$(firstword $(subst -, ,$(c)))-output)
@@ -67,7 +75,7 @@ sync: configure ## Accept every chapter's output into its expected.txt
 
 test: configure ## GoogleTest + chapter output checks + pytest
 	@$(CMAKE_BUILD) all
-	@ctest --test-dir $(BUILD) --output-on-failure -j2
+	@ctest --test-dir $(BUILD) --output-on-failure --progress -j2
 
 clean: ## Remove everything generated
 	rm -rf $(BUILD)

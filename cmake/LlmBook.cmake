@@ -1,19 +1,7 @@
-# The book target: Doxygen XML of the public headers, the Sphinx sources of
-# book/ staged beside the rendered chapter pages in build/book, then
-# sphinx-build -W into build/html. Every step reruns only when its inputs change.
-find_program(LLM_DOXYGEN doxygen REQUIRED)
-
-file(GLOB_RECURSE llm_public_headers CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/llm/*.hpp)
-add_custom_command(
-  OUTPUT ${LLM_DOXYGEN_XML}/index.xml
-  COMMAND ${CMAKE_COMMAND} -E make_directory ${LLM_DOXYGEN_XML}
-  COMMAND ${CMAKE_COMMAND} -E env LLM_DOXYGEN_OUTPUT=${CMAKE_BINARY_DIR}/doxygen
-          LLM_SOURCE_DIR=${CMAKE_SOURCE_DIR} ${LLM_DOXYGEN} ${CMAKE_SOURCE_DIR}/docs/Doxyfile
-  DEPENDS ${llm_public_headers} ${CMAKE_SOURCE_DIR}/docs/Doxyfile
-  WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
-  COMMENT "doxygen: API reference XML"
-  VERBATIM)
-
+# The book target: the Sphinx sources of book/ staged beside the rendered
+# chapter pages in build/book, then sphinx-build -W into build/html (the
+# Doxygen XML comes from cmake/LlmDoxygen.cmake). Every step reruns only when
+# its inputs change.
 # Copy book/ into the Sphinx source directory; a copy reruns only when its
 # source file is newer, so Sphinx sees unchanged files as unchanged.
 file(GLOB_RECURSE llm_book_files CONFIGURE_DEPENDS RELATIVE ${CMAKE_SOURCE_DIR}/book

@@ -14,6 +14,8 @@ function(llm_chapter)
   set(demo chapter-${number}-demo)
   set(run_dir ${LLM_CHAPTER_RUNS}/${slug})
   set(page ${LLM_BOOK_SOURCE}/chapters/${slug}.md)
+  # Deleted when a step fails, so no page keeps showing output the build rejected.
+  set(stale_pages --stale ${page} --stale ${LLM_HTML}/chapters/${slug}.html)
   file(GLOB tool_sources CONFIGURE_DEPENDS ${LLM_TOOL_SOURCES_GLOB})
 
   file(GLOB demo_sources CONFIGURE_DEPENDS *.cpp)
@@ -28,7 +30,7 @@ function(llm_chapter)
     OUTPUT ${run_dir}/output.txt ${run_dir}/trace.json
     COMMAND ${LLM_PYTHON} -m tools.demo run --chapter ${slug}
             --executable $<TARGET_FILE:${demo}> --run-dir ${run_dir}
-            --timeout ${LLM_DEMO_TIMEOUT}
+            --timeout ${LLM_DEMO_TIMEOUT} ${stale_pages}
     DEPENDS ${demo} ${tool_sources}
     WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
     COMMENT "chapter ${number}: run demo"
@@ -36,6 +38,7 @@ function(llm_chapter)
   add_custom_command(
     OUTPUT ${run_dir}/verified.stamp
     COMMAND ${LLM_PYTHON} -m tools.demo verify --chapter ${slug} --run-dir ${run_dir}
+            ${stale_pages}
     DEPENDS ${run_dir}/output.txt ${CMAKE_CURRENT_SOURCE_DIR}/expected.txt ${tool_sources}
     WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
     COMMENT "chapter ${number}: verify output against expected.txt"
@@ -43,8 +46,10 @@ function(llm_chapter)
   add_custom_command(
     OUTPUT ${page}
     COMMAND ${LLM_PYTHON} -m tools.render --chapter ${slug} --run-dir ${run_dir}
-            --output ${page} --depfile ${run_dir}/page.d
+            --output ${page} --depfile ${run_dir}/page.d --api-xml ${LLM_DOXYGEN_XML}
+            --stale ${LLM_HTML}/chapters/${slug}.html
     DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/chapter.md ${run_dir}/verified.stamp
+            ${LLM_DOXYGEN_XML}/index.xml
             ${run_dir}/trace.json ${tool_sources}
     DEPFILE ${run_dir}/page.d
     WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
@@ -53,6 +58,7 @@ function(llm_chapter)
 
   add_custom_target(chapter-${number}-output DEPENDS ${run_dir}/output.txt)
   add_custom_target(chapter-${number} DEPENDS ${page})
+  add_dependencies(chapter-${number} api-xml)
   set_property(GLOBAL APPEND PROPERTY LLM_CHAPTER_PAGES ${page})
   set_property(GLOBAL APPEND PROPERTY LLM_CHAPTER_TARGETS chapter-${number})
 

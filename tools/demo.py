@@ -225,8 +225,8 @@ def failure_reason(run: DemoRun, timeout: float) -> str | None:
     code = run.returncode
     if code is None:
         return (
-            f"hung: still running after {timeout:g} s; "
-            "raise LLM_DEMO_TIMEOUT if it needs longer"
+            f"hung: still running after {timeout:g} s; if it needs longer, raise the limit "
+            "with DEMO_TIMEOUT=SECONDS (e.g. make book DEMO_TIMEOUT=300)"
         )
     if code < 0:
         return f"was killed by signal {_signal_name(-code)}"
@@ -347,6 +347,18 @@ def _difference_notes(expected: bytes, actual: bytes, diff_is_empty: bool) -> li
     if (b"\r\n" in expected) != (b"\r\n" in actual):
         which = "expected.txt" if b"\r\n" in expected else "the demo output"
         notes.append(f"note: the line endings differ: {which} has CRLF (\\r\\n) line endings")
+    expected_lines = expected.decode("utf-8", errors="replace").split("\n")
+    actual_lines = actual.decode("utf-8", errors="replace").split("\n")
+    whitespace_only = [
+        (number, before, after)
+        for number, (before, after) in enumerate(zip(expected_lines, actual_lines), start=1)
+        if before.rstrip() == after.rstrip() and before.rstrip("\r") != after.rstrip("\r")
+    ]
+    for number, before, after in whitespace_only[:3]:
+        notes.append(
+            f"note: line {number} differs only in trailing whitespace: "
+            f"expected.txt has {before!r}, the demo output has {after!r}"
+        )
     if diff_is_empty:
         offset = next(
             (i for i, (a, b) in enumerate(zip(expected, actual)) if a != b),
@@ -530,6 +542,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run_dir = argparse.ArgumentParser(add_help=False)
     run_dir.add_argument("--run-dir", type=Path, required=True, help="e.g. build/chapters/SLUG")
+    run_dir.add_argument(
+        "--stale",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a page built from this chapter's output, deleted if the step fails so that "
+        "no page keeps showing output the build no longer accepts (repeatable)",
+    )
 
     parser = argparse.ArgumentParser(
         prog="python3 -m tools.demo", description="Run, verify, sync or check a chapter's demo."
@@ -553,6 +574,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         chapter = Chapter.find(arguments.root, arguments.chapter)
         arguments.handler(arguments, chapter)
     except DemoError as error:
+        for page in getattr(arguments, "stale", []):
+            page.unlink(missing_ok=True)
         sys.stdout.flush()
         print(error, file=sys.stderr)
         return 1

@@ -70,6 +70,9 @@ SOURCE_SUFFIXES = (".cpp", ".hpp")
 
 _NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _MARKER_LIKE = re.compile(r"\s*//\s*(?:end)?region:")
+# A comment that starts with the word "region"/"endregion" but has no colon:
+# almost certainly a marker with a typo, which must not pass silently as code.
+_MARKER_WITHOUT_COLON = re.compile(r"\s*//\s*(?P<kind>region|endregion)(?:\s+(?P<name>\S+))?\s*")
 _MARKER = re.compile(r"\s*//\s*(?P<kind>region|endregion):\s*(?P<name>.*?)\s*")
 
 
@@ -194,6 +197,14 @@ def _read_marker(path_label: str, number: int, line: str) -> tuple[str, str] | N
             or not kebab-case.
     """
     if not _MARKER_LIKE.match(line):
+        typo = _MARKER_WITHOUT_COLON.fullmatch(line)
+        if typo is not None:
+            kind, name = typo.group("kind"), typo.group("name") or "NAME"
+            raise RegionError(
+                path_label,
+                number,
+                f"malformed {kind} marker: a colon must follow '{kind}' (// {kind}: {name})",
+            )
         return None
     match = _MARKER.fullmatch(line)
     assert match is not None, "every marker-like line matches the marker pattern"

@@ -27,6 +27,7 @@ the source file and line of a malformed region); on error no page is left behind
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib.util
 import json
 import re
@@ -48,7 +49,7 @@ class RenderError(Exception):
     """A chapter page that cannot be rendered; ``str()`` starts with ``file:line:``."""
 
 
-#: The sections every chapter has, in this order (DESIGN.md, "A chapter's text").
+#: The sections every chapter has, in this order (docs/authoring.md, "Sections").
 #: Each level-2 heading is preceded by a MyST label ``(chNN-<kind>)=``.
 SECTION_KINDS = (
     "prediction",
@@ -72,7 +73,14 @@ def check_sections(text: str, number: str, label: str) -> None:
     found: list[tuple[str, int]] = []
     for line_number, line in enumerate(text.splitlines(), start=1):
         match = re.fullmatch(rf"\(ch{number}-([a-z]+)\)=\s*", line)
-        if match and match.group(1) in SECTION_KINDS:
+        if match and match.group(1) not in SECTION_KINDS:
+            close = difflib.get_close_matches(match.group(1), SECTION_KINDS, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise RenderError(
+                f"{label}:{line_number}: unknown section '{match.group(1)}'{hint}; the sections are, "
+                f"in order: {', '.join(SECTION_KINDS)}"
+            )
+        if match:
             found.append((match.group(1), line_number))
     previous = -1
     for kind, line_number in found:
@@ -135,10 +143,63 @@ def _line_spec(numbers: tuple[int, ...]) -> str:
     return ",".join(f"{a}-{b}" if a != b else f"{a}" for a, b in ranges)
 
 
+#: A Sphinx C++ role in MyST: {cpp:func}`llm::Scalar::backward`.
+API_ROLE = re.compile(r"\{cpp:([a-z]+)\}`([^`]+)`")
+
+
+def api_names(xml_dir: Path) -> set[str]:
+    """Every qualified name Doxygen documented: classes, namespaces, their members,
+    and enumerators under their enum (``llm::TensorErrorKind::EmptyAxis``)."""
+    import xml.etree.ElementTree as ElementTree
+
+    names: set[str] = set()
+    index = ElementTree.parse(xml_dir / "index.xml").getroot()
+    for compound in index.findall("compound"):
+        if compound.get("kind") not in ("class", "struct", "union", "namespace"):
+            continue
+        owner = compound.findtext("name", "")
+        names.add(owner)
+        for member in compound.findall("member"):
+            names.add(f"{owner}::{member.findtext('name', '')}")
+        for enum in ElementTree.parse(xml_dir / f"{compound.get('refid')}.xml").iter("memberdef"):
+            if enum.get("kind") == "enum":
+                for value in enum.findall("enumvalue"):
+                    names.add(f"{owner}::{enum.findtext('name', '')}::{value.findtext('name', '')}")
+    return names
+
+
+def role_target(text: str) -> str:
+    """The entity a role names: ``title <llm::f>`` -> ``llm::f``; ``~llm::f(int)`` -> ``llm::f``."""
+    match = re.fullmatch(r".*<([^<>]+)>\s*", text, re.S)
+    target = match.group(1) if match else text
+    return target.strip().lstrip("~").split("(", 1)[0].strip()
+
+
+def check_api_roles(text: str, names: set[str], label: str) -> None:
+    """Checks that every C++ role in a chapter names a documented entity.
+
+    Sphinx would report a dangling role against the rendered page; this names
+    the chapter.md line. Raises RenderError with close matches as suggestions.
+    """
+    for line_number, line in enumerate(text.splitlines(), start=1):
+        for match in API_ROLE.finditer(line):
+            target = role_target(match.group(2))
+            if target in names:
+                continue
+            close = difflib.get_close_matches(target, names, n=3, cutoff=0.8)
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            raise RenderError(
+                f"{label}:{line_number}: {{cpp:{match.group(1)}}}`{match.group(2)}` names nothing "
+                f"in the API reference{hint}"
+            )
+
+
 class ChapterRenderer:
     """Renders one chapter; holds the paths and the Jinja2 environment."""
 
-    def __init__(self, slug: str, run_dir: Path, output: Path, root: Path | None = None) -> None:
+    def __init__(
+        self, slug: str, run_dir: Path, output: Path, root: Path | None = None, api_xml: Path | None = None
+    ) -> None:
         self.root = root or repository_root()
         self.slug = slug
         self.number = chapter_number(slug)
@@ -147,6 +208,7 @@ class ChapterRenderer:
         self.source_label = f"chapters/{slug}/chapter.md"
         self.run_dir = run_dir
         self.output = output
+        self.api_xml = api_xml
         self.context = figures.RenderContext(
             slug=slug, asset_dir=output.parent / slug, asset_prefix=slug
         )
@@ -237,7 +299,10 @@ class ChapterRenderer:
         if not self.source.exists():
             raise RenderError(f"{self.source_label}:1: the chapter has no chapter.md")
         self.context.dependencies.add(self.source)
-        check_sections(self.source.read_text(encoding="utf-8"), self.number, self.source_label)
+        text = self.source.read_text(encoding="utf-8")
+        check_sections(text, self.number, self.source_label)
+        if self.api_xml is not None:
+            check_api_roles(text, api_names(self.api_xml), self.source_label)
         figures.begin(self.context)
         try:
             environment = self._environment()
@@ -260,6 +325,14 @@ class ChapterRenderer:
         atomic_write_text(depfile, f"{escape(self.output)}: \\\n  {dependencies}\n")
 
 
+def _display_path(path: Path) -> str:
+    """``path`` relative to the working directory when it lies below it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
 def _count(number: int, noun: str) -> str:
     """``1 listing``, ``3 listings``."""
     return f"{number} {noun}{'' if number == 1 else 's'}"
@@ -272,14 +345,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run-dir", required=True, type=Path, help="where the demo's output.txt and trace.json are")
     parser.add_argument("--output", required=True, type=Path, help="the rendered page to write")
     parser.add_argument("--depfile", type=Path, help="write a Make-style depfile of the page's inputs here")
+    parser.add_argument(
+        "--api-xml", type=Path, help="Doxygen's XML: check that every C++ role names a documented entity"
+    )
+    parser.add_argument(
+        "--stale",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="another page built from this one (the HTML), deleted if rendering fails (repeatable)",
+    )
     args = parser.parse_args(argv)
 
     started = time.monotonic()
-    renderer = ChapterRenderer(args.chapter, args.run_dir.resolve(), args.output.resolve())
+    renderer = ChapterRenderer(
+        args.chapter, args.run_dir.resolve(), args.output.resolve(), api_xml=args.api_xml
+    )
     try:
         page = renderer.render()
     except (RenderError, RegionError) as error:
-        args.output.unlink(missing_ok=True)  # never leave a stale page that looks current
+        for page in [args.output, *args.stale]:
+            page.unlink(missing_ok=True)  # never leave a stale page that looks current
         print(f"error: {error}", file=sys.stderr)
         print(f"chapter {renderer.number}: render ... FAILED", file=sys.stderr)
         return 1
@@ -290,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"chapter {renderer.number}: render ... ok ({_count(context.listings, 'listing')}, "
         f"{_count(context.figures, 'figure')}, "
-        f"{time.monotonic() - started:.2f} s) -> {args.output}"
+        f"{time.monotonic() - started:.2f} s) -> {_display_path(args.output)}"
     )
     return 0
 

@@ -31,8 +31,8 @@ TEST(TensorVjp, ReshapeMatchesCentralDifferences) {
            {{2, 3}, {3, 2}}, {{2, 3}, {6}}, {{6}, {1, 2, 3}}, {{}, {1, 1}}}) {
     expect_vjp_matches(
         "reshape " + shape_text(from) + " -> " + shape_text(to), filled(from),
-        [&](const TensorValue& p) { return p.reshape(to); },
-        [&](const Tensor& p) { return reshape(p.view(), to); });
+        [target = to](const TensorValue& p) { return p.reshape(target); },
+        [target = to](const Tensor& p) { return reshape(p.view(), target); });
   }
 }
 
@@ -58,8 +58,8 @@ TEST(TensorVjp, BroadcastToMatchesCentralDifferences) {
                                                                      {{1, 4}, {3, 2, 4}}}) {
     expect_vjp_matches(
         "broadcast " + shape_text(from) + " -> " + shape_text(to), filled(from),
-        [&](const TensorValue& p) { return p.broadcast_to(to); },
-        [&](const Tensor& p) { return broadcast_to(p.view(), to); });
+        [target = to](const TensorValue& p) { return p.broadcast_to(target); },
+        [target = to](const Tensor& p) { return broadcast_to(p.view(), target); });
   }
 }
 

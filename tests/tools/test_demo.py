@@ -127,7 +127,7 @@ def test_hang_is_killed_after_the_timeout(
     assert run(root, executable, run_dir, timeout=1) == 1
     assert time.monotonic() - started < 8
     err = capsys.readouterr().err
-    assert "hung: still running after 1 s; raise LLM_DEMO_TIMEOUT if it needs longer" in err
+    assert "hung: still running after 1 s; if it needs longer, raise the limit with DEMO_TIMEOUT=SECONDS" in err
     assert not (run_dir / "output.txt").exists()
     assert_process_gone(int(pid_file.read_text()))
 
@@ -251,6 +251,29 @@ def test_crlf_drift_is_noted(root: Path, run_dir: Path, capsys: pytest.CaptureFi
     write_output(run_dir, b"a\r\n")
     assert command("verify", root, run_dir) == 1
     assert "the demo output has CRLF" in capsys.readouterr().err
+
+
+def test_trailing_whitespace_drift_is_made_visible(
+    root: Path, run_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    expected(root).write_bytes(b"a\nvalue=1 \n")
+    write_output(run_dir, b"a\nvalue=1\n")
+    assert command("verify", root, run_dir) == 1
+    err = capsys.readouterr().err
+    assert "note: line 2 differs only in trailing whitespace: expected.txt has 'value=1 ', the demo output has 'value=1'" in err
+
+
+def test_failed_verify_deletes_the_pages_built_from_the_output(
+    root: Path, run_dir: Path, tmp_path: Path
+) -> None:
+    expected(root).write_bytes(b"old\n")
+    write_output(run_dir, b"new\n")
+    page, html = tmp_path / "page.md", tmp_path / "page.html"
+    page.write_text("stale"), html.write_text("stale")
+    arguments = ["verify", "--root", str(root), "--chapter", SLUG, "--run-dir", str(run_dir)]
+    assert demo.main([*arguments, "--stale", str(page), "--stale", str(html)]) == 1
+    assert not page.exists() and not html.exists()
+    assert expected(root).read_bytes() == b"old\n"
 
 
 def test_verify_without_expected_says_how_to_create_it(

@@ -380,3 +380,23 @@ def test_cli_check_reports_file_and_line(
 def test_cli_show_prints_numbered_listing(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert regions.main(["show", "--root", str(repo), "src/llm/example.cpp#second"]) == 0
     assert capsys.readouterr().out == "src/llm/example.cpp#second (lines 4-6)\n5  int b;\n"
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("// endregion scalar-detach", "malformed endregion marker: a colon must follow 'endregion' (// endregion: scalar-detach)"),
+        ("  //region foo", "malformed region marker: a colon must follow 'region' (// region: foo)"),
+        ("// endregion", "malformed endregion marker: a colon must follow 'endregion' (// endregion: NAME)"),
+    ],
+)
+def test_marker_without_colon_is_malformed(line: str, message: str) -> None:
+    text = "// region: a\nint x;\n" + line + "\n// endregion: a\n"
+    with pytest.raises(RegionError) as caught:
+        parse_regions("src/a.cpp", text)
+    assert str(caught.value) == f"src/a.cpp:3: {message}"
+
+
+def test_prose_comment_about_regions_is_code() -> None:
+    text = "// region: a\n// region of memory that is shared\nint x;\n// endregion: a\n"
+    assert parse_regions("src/a.cpp", text)["a"].lines == ("// region of memory that is shared", "int x;")

@@ -163,3 +163,37 @@ def test_table_caption_with_inline_code_opens_a_tilde_fence(tmp_path: Path) -> N
     assert text.endswith("\n~~~\n")
     plain = figures.table(["a"], [["1"]], "Plain", "plain")
     assert plain.startswith("```{list-table} Plain\n")
+
+
+def test_misspelled_section_label_names_its_line(tmp_path: Path) -> None:
+    root, run_dir = make_repository(tmp_path, "")
+    chapter = root / "chapters" / "99-test-chapter" / "chapter.md"
+    chapter.write_text(chapter.read_text().replace("(ch99-history)=", "(ch99-histroy)="))
+    with pytest.raises(render.RenderError, match=r"chapter.md:\d+: unknown section 'histroy' \(did you mean 'history'\?\)"):
+        renderer(root, run_dir).render()
+
+
+def write_api_xml(directory: Path) -> Path:
+    """A minimal Doxygen XML index: class llm::Scalar with member zero_grad, enum llm::Kind."""
+    directory.mkdir()
+    (directory / "index.xml").write_text(
+        '<doxygenindex><compound refid="classllm_1_1Scalar" kind="class"><name>llm::Scalar</name>'
+        '<member refid="a" kind="function"><name>zero_grad</name></member></compound>'
+        '<compound refid="namespacellm" kind="namespace"><name>llm</name>'
+        '<member refid="b" kind="enum"><name>Kind</name></member></compound></doxygenindex>'
+    )
+    (directory / "classllm_1_1Scalar.xml").write_text("<doxygen/>")
+    (directory / "namespacellm.xml").write_text(
+        '<doxygen><compounddef><sectiondef><memberdef kind="enum"><name>Kind</name>'
+        "<enumvalue><name>EmptyAxis</name></enumvalue></memberdef></sectiondef></compounddef></doxygen>"
+    )
+    return directory
+
+
+def test_api_roles_must_name_documented_entities(tmp_path: Path) -> None:
+    names = render.api_names(write_api_xml(tmp_path / "xml"))
+    assert {"llm::Scalar", "llm::Scalar::zero_grad", "llm::Kind", "llm::Kind::EmptyAxis"} <= names
+    good = "{cpp:func}`llm::Scalar::zero_grad` {cpp:func}`reset <llm::Scalar::zero_grad()>` {cpp:enumerator}`llm::Kind::EmptyAxis`"
+    render.check_api_roles(good, names, "chapter.md")
+    with pytest.raises(render.RenderError, match=r"chapter.md:2: \{cpp:func\}`llm::Scalar::zero_grads` names nothing in the API reference \(did you mean llm::Scalar::zero_grad\?\)"):
+        render.check_api_roles("text\n{cpp:func}`llm::Scalar::zero_grads`", names, "chapter.md")
