@@ -54,18 +54,14 @@ TensorValue TensorValue::indexed_mean_nll(std::size_t axis,
   // d mean NLL / dZ[g, c] = (L / G) (P[g, c] - [c = t_g])
   auto vjp = [probabilities, axis,
               saved_targets = std::move(saved_targets)](const Tensor& upstream) {
-    // Groups in row-major order of the other axes, as the kernel numbers them:
-    // class c of group g sits at ((g / inner) * V + c) * inner + g % inner.
-    const Shape& shape = probabilities->shape();
-    const std::size_t classes = shape[axis];
-    std::size_t inner = 1;  // elements after the class axis
-    for (std::size_t a = axis + 1; a < shape.size(); ++a) inner *= shape[a];
+    // Groups numbered as the forward kernel numbers them (the shape was
+    // validated by the forward call, so this cannot throw).
+    const ClassAxisGroups groups = class_axis_groups(probabilities->shape(), axis);
     const double scale = upstream.values()[0] / static_cast<double>(saved_targets.size());
     Tensor result = *probabilities;
     std::span<double> values = result.mutable_values();
     for (std::size_t g = 0; g < saved_targets.size(); ++g) {
-      const std::size_t first = (g / inner) * classes * inner + g % inner;
-      values[first + saved_targets[g] * inner] -= 1.0;
+      values[groups.offset(g, saved_targets[g])] -= 1.0;
     }
     for (double& value : values) value *= scale;
     return result;

@@ -24,35 +24,26 @@ double stable_sigmoid(double x) {
 }
 // endregion: stable-sigmoid
 
-namespace {
-
-// region: class-axis-groups
-// The groups of a class axis: a [..., V, ...] tensor is `outer` blocks of V
-// classes times `inner` trailing positions; group g = o * inner + i in
-// row-major order of the remaining axes, and class c of group (o, i) sits at
-// flat offset (o * V + c) * inner + i.
-struct ClassGroups {
-  std::size_t outer = 1;
-  std::size_t classes = 0;
-  std::size_t inner = 1;
-  std::size_t count() const noexcept { return outer * inner; }
-  std::size_t first_offset(std::size_t group) const noexcept {
-    return (group / inner) * classes * inner + group % inner;
-  }
-};
-
-// Validates in the documented order: axis, class extent, targets (count,
-// nonempty, each in range) when given, then every logit finite. Nothing is
-// allocated for outputs before all of these checks pass.
-ClassGroups check_class_groups(const TensorView& logits, std::size_t axis,
-                               const std::span<const std::size_t>* targets) {
-  const Shape& shape = logits.shape();
+ClassAxisGroups class_axis_groups(const Shape& shape, std::size_t axis) {
   if (axis >= shape.size()) throw TensorError::invalid_axis(shape, axis);
   if (shape[axis] == 0) throw TensorError::empty_axis(shape, axis);
-  ClassGroups groups;
+  ClassAxisGroups groups;
   groups.classes = shape[axis];
   for (std::size_t a = 0; a < axis; ++a) groups.outer *= shape[a];
   for (std::size_t a = axis + 1; a < shape.size(); ++a) groups.inner *= shape[a];
+  return groups;
+}
+
+namespace {
+
+// region: class-axis-groups
+// Validates in the documented order: axis, class extent, targets (count,
+// nonempty, each in range) when given, then every logit finite. Nothing is
+// allocated for outputs before all of these checks pass.
+ClassAxisGroups check_class_groups(const TensorView& logits, std::size_t axis,
+                                   const std::span<const std::size_t>* targets) {
+  const Shape& shape = logits.shape();
+  const ClassAxisGroups groups = class_axis_groups(shape, axis);
 
   if (targets != nullptr) {
     if (targets->size() != groups.count()) {
@@ -85,7 +76,7 @@ struct GroupStatistics {
 
 // Two scans: the maximum first, so every exponent x_c - m is <= 0 and no
 // exp overflows; then the shifted sum, which is at least exp(0) = 1.
-GroupStatistics group_statistics(std::span<const double> values, const ClassGroups& groups,
+GroupStatistics group_statistics(std::span<const double> values, const ClassAxisGroups& groups,
                                  std::size_t first) {
   double maximum = -std::numeric_limits<double>::infinity();
   for (std::size_t c = 0; c < groups.classes; ++c) {
@@ -115,14 +106,14 @@ GroupOutputs drive_class_groups(const TensorView& logits, std::size_t axis,
                                 const std::span<const std::size_t>* targets,
                                 bool emit_log_probabilities, bool emit_probabilities,
                                 OnGroup&& on_group) {
-  const ClassGroups groups = check_class_groups(logits, axis, targets);
+  const ClassAxisGroups groups = check_class_groups(logits, axis, targets);
   GroupOutputs outputs;
   if (emit_log_probabilities) outputs.log_probabilities = Tensor::zeros(logits.shape());
   if (emit_probabilities) outputs.probabilities = Tensor::zeros(logits.shape());
 
   const std::span<const double> values = logits.values();
   for (std::size_t group = 0; group < groups.count(); ++group) {
-    const std::size_t first = groups.first_offset(group);
+    const std::size_t first = groups.offset(group, 0);
     const GroupStatistics statistics = group_statistics(values, groups, first);
     for (std::size_t c = 0; c < groups.classes; ++c) {
       const std::size_t offset = first + c * groups.inner;

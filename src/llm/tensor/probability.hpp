@@ -40,6 +40,30 @@ LogSoftmaxForward log_softmax_forward(const TensorView& logits, std::size_t axis
 /// The value of log_softmax_forward without probabilities.
 Tensor log_softmax(const TensorView& logits, std::size_t axis);
 
+// region: class-axis-layout
+/// The layout of a class axis: a [..., V, ...] tensor is `outer` blocks of V
+/// classes times `inner` trailing positions. Group g = o * inner + i counts
+/// the other axes in row-major order; class c of group g sits at flat offset
+/// (o * V + c) * inner + i. Log-softmax, indexed NLL and their VJPs
+/// (chapters 13 and 16) all walk groups this way.
+struct ClassAxisGroups {
+  std::size_t outer = 1;    ///< product of the extents before the class axis
+  std::size_t classes = 0;  ///< V, the extent of the class axis
+  std::size_t inner = 1;    ///< product of the extents after the class axis
+
+  /// G, the number of groups.
+  std::size_t count() const noexcept { return outer * inner; }
+  /// Flat offset of class `class_index` of group `group`.
+  std::size_t offset(std::size_t group, std::size_t class_index) const noexcept {
+    return ((group / inner) * classes + class_index) * inner + group % inner;
+  }
+};
+
+/// The class-axis layout of `shape` along `axis`.
+/// @throws TensorError InvalidAxis if `axis >= shape.size()`, EmptyAxis if V == 0.
+ClassAxisGroups class_axis_groups(const Shape& shape, std::size_t axis);
+// endregion: class-axis-layout
+
 /// The mean negative log-likelihood and, on request, the probabilities.
 struct IndexedNllForward {
   double loss = 0.0;                    ///< mean over groups of -log p[target], natural log
