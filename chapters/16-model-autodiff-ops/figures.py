@@ -150,36 +150,32 @@ def step_tensor(forward: Trace, operation: str) -> TensorJson:
     return {"shape": entry["output_shape"], "values": entry["values"]}
 
 
+def _entry(entries: Sequence[Mapping[str, Any]], what: str, **match: Any) -> Mapping[str, Any]:
+    """The first of ``entries`` whose fields equal ``match``; KeyError naming ``what`` if none."""
+    for entry in entries:
+        if all(entry[key] == value for key, value in match.items()):
+            return entry
+    raise KeyError(f"the trace has no {what} with {match}")
+
+
 def ledger_edge(trace: Trace, consumer: str, slot: int = 0) -> Mapping[str, Any]:
     """The reverse-ledger entry of operand ``slot`` of the operation ``consumer`` (``matmul``, ...)."""
-    for entry in trace["reverse_ledger"]:
-        if entry["operation"] == consumer and entry["operand_slot"] == slot:
-            return entry
-    raise KeyError(f"the reverse ledger has no edge {consumer!r} slot {slot}")
+    return _entry(trace["reverse_ledger"], "reverse-ledger edge", operation=consumer, operand_slot=slot)
 
 
 def check(trace: Trace, operation: str) -> Mapping[str, Any]:
     """The sampled VJP check of ``operation`` (``gather_rows``, ``matmul-left``, ...)."""
-    for entry in trace["gradchecks"]["checks"]:
-        if entry["operation"] == operation:
-            return entry
-    raise KeyError(f"no gradient check for {operation!r}")
+    return _entry(trace["gradchecks"]["checks"], "gradient check", operation=operation)
 
 
 def probe(trace: Trace, operation: str) -> Mapping[str, Any]:
     """The scalar probe of ``operation`` (``exp``, ``log``, ``silu``)."""
-    for entry in trace["scalar_probes"]:
-        if entry["operation"] == operation:
-            return entry
-    raise KeyError(f"no scalar probe for {operation!r}")
+    return _entry(trace["scalar_probes"], "scalar probe", operation=operation)
 
 
 def error(trace: Trace, label: str) -> Mapping[str, Any]:
     """The rejected request labelled ``label`` (``invalid-id``, ``exp-overflow``, ...)."""
-    for entry in trace["errors"]["cases"]:
-        if entry["label"] == label:
-            return entry
-    raise KeyError(f"no rejected request {label!r}")
+    return _entry(trace["errors"]["cases"], "rejected request", label=label)
 
 
 def max_scaled_error(entry: Mapping[str, Any]) -> float:
