@@ -14,6 +14,14 @@ A chapter's text is MyST Markdown processed by Jinja2. The template sees:
 ``fixed``, ``sci``, ``shortest``, ``plain``
     The demos' number formats (and ``plain``: ``8`` for an integral value),
     also usable as filters: ``{{ x | fixed }}``.
+``chapter_ref(number, text=None)``
+    ``Chapter 15`` as a link to chapter 15's page when that chapter is written,
+    as plain text when it is not yet; a number outside the course is an error.
+
+Besides the nine sections, the renderer checks the chapter standard of
+docs/authoring.md: one ``{key-ideas}`` box of three to five points in the
+hand-off section, at least two ``{try-it}`` edits in the exercises section,
+and glossary terms (``{term}`adjoint```) that name entries of book/glossary.md.
 
 Usage (the build runs this; see cmake/LlmChapter.cmake)::
 
@@ -40,7 +48,7 @@ from typing import Any
 
 import jinja2
 
-from tools import figures
+from tools import chapters, figures
 from tools.fileio import atomic_write_text, repository_root
 from tools.regions import Region, RegionError, resolve_reference
 
@@ -98,6 +106,128 @@ def check_sections(text: str, number: str, label: str) -> None:
             f"{label}:1: missing section '{missing[0]}': every chapter labels its sections "
             f"(ch{number}-<kind>)= in this order: {', '.join(SECTION_KINDS)}"
         )
+
+
+#: Chapters written before the chapter standard (key ideas, try-it edits,
+#: glossary terms) existed; the teaching pass (issue 10) brings them up to it
+#: and removes them from this set.
+BEFORE_THE_STANDARD = frozenset({"13", "14", "15", "16"})
+
+#: The opening line of a MyST directive fence: ```{name} or ~~~{name}.
+DIRECTIVE_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\{(?P<name>[a-z-]+)\}(?P<argument>.*)$")
+
+#: A glossary role in MyST: {term}`adjoint` or {term}`adjoints <adjoint>`.
+TERM_ROLE = re.compile(r"\{term\}`([^`]+)`")
+
+
+def directive_blocks(text: str, name: str) -> list[tuple[int, list[str]]]:
+    """Every ``{name}`` directive fence in ``text``: (first line number, body lines).
+
+    A fence closes at the first line that repeats its opening fence characters
+    (three or more backticks or tildes, at least as many as it opened with).
+    """
+    blocks: list[tuple[int, list[str]]] = []
+    lines = text.splitlines()
+    index = 0
+    while index < len(lines):
+        match = DIRECTIVE_FENCE.match(lines[index])
+        if match is None or match.group("name") != name:
+            index += 1
+            continue
+        fence = match.group("fence")
+        closing = re.compile(rf"^{re.escape(fence[0])}{{{len(fence)},}}\s*$")
+        body: list[str] = []
+        start = index + 1
+        index += 1
+        while index < len(lines) and not closing.match(lines[index]):
+            body.append(lines[index])
+            index += 1
+        blocks.append((start, body))
+        index += 1
+    return blocks
+
+
+def _section_lines(text: str, number: str) -> dict[str, int]:
+    """The line of each section label ``(chNN-<kind>)=``."""
+    found: dict[str, int] = {}
+    for line_number, line in enumerate(text.splitlines(), start=1):
+        match = re.fullmatch(rf"\(ch{number}-([a-z]+)\)=\s*", line)
+        if match:
+            found[match.group(1)] = line_number
+    return found
+
+
+def glossary_terms(glossary: Path) -> set[str]:
+    """The terms book/glossary.md defines, lower-cased (Sphinx matches terms without case).
+
+    In a ``{glossary}`` block a term is a line that starts in the first column;
+    its definition follows, indented.
+    """
+    terms: set[str] = set()
+    for _, body in directive_blocks(glossary.read_text(encoding="utf-8"), "glossary"):
+        for line in body:
+            if line and not line[0].isspace() and not line.startswith(":"):
+                terms.add(line.strip().lower())
+    return terms
+
+
+def term_target(text: str) -> str:
+    """The glossary entry a role names: ``adjoints <adjoint>`` -> ``adjoint``."""
+    match = re.fullmatch(r".*<([^<>]+)>\s*", text, re.S)
+    return (match.group(1) if match else text).strip().lower()
+
+
+def check_standard(text: str, number: str, label: str, terms: set[str] | None) -> None:
+    """Checks the chapter standard of docs/authoring.md that a machine can check.
+
+    * one ``{key-ideas}`` box, in the hand-off section, of three to five points
+      (lines starting with ``- ``);
+    * at least two ``{try-it}`` edits, in the exercises section;
+    * at least one glossary term, and every ``{term}`` role names an entry of
+      the glossary (``terms``; skipped when None).
+
+    Chapters in BEFORE_THE_STANDARD are only checked for the names of the terms
+    they use. Raises RenderError naming the chapter.md line.
+    """
+    if terms is not None:
+        for line_number, line in enumerate(text.splitlines(), start=1):
+            for match in TERM_ROLE.finditer(line):
+                target = term_target(match.group(1))
+                if target not in terms:
+                    close = difflib.get_close_matches(target, terms, n=3, cutoff=0.75)
+                    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+                    raise RenderError(
+                        f"{label}:{line_number}: {{term}}`{match.group(1)}` is not in the glossary "
+                        f"(book/glossary.md){hint}"
+                    )
+    if number in BEFORE_THE_STANDARD:
+        return
+    sections = _section_lines(text, number)
+    handoff = sections.get("handoff", 1)
+    boxes = directive_blocks(text, "key-ideas")
+    if len(boxes) != 1:
+        where = boxes[1][0] if boxes else handoff
+        raise RenderError(
+            f"{label}:{where}: a chapter has exactly one {{key-ideas}} box (found {len(boxes)}), "
+            "at the end of its hand-off section"
+        )
+    start, body = boxes[0]
+    if start < handoff:
+        raise RenderError(f"{label}:{start}: the {{key-ideas}} box belongs in the hand-off section (line {handoff})")
+    points = sum(1 for line in body if line.startswith("- "))
+    if not 3 <= points <= 5:
+        raise RenderError(f"{label}:{start}: the {{key-ideas}} box has {points} points; write three to five (lines starting with '- ')")
+    edits = directive_blocks(text, "try-it")
+    exercises, answers = sections.get("exercises", 1), sections.get("answers", 1)
+    if len(edits) < 2:
+        raise RenderError(
+            f"{label}:{exercises}: the exercises section needs at least two {{try-it}} edits (found {len(edits)})"
+        )
+    for edit_line, _ in edits:
+        if not exercises < edit_line < answers:
+            raise RenderError(f"{label}:{edit_line}: a {{try-it}} edit belongs in the exercises section (lines {exercises}-{answers})")
+    if not TERM_ROLE.search(text):
+        raise RenderError(f"{label}:1: the chapter links no glossary term; use {{term}}`...` for the field's terms it teaches or uses")
 
 
 def chapter_number(slug: str) -> str:
@@ -215,20 +345,59 @@ class ChapterRenderer:
 
     # -- macros ------------------------------------------------------------
 
-    def listing(self, ref: str, caption: str) -> str:
-        """The MyST ``listing`` directive for region ``ref`` (see book/_ext/llm_book.py)."""
+    def listing(self, ref: str, caption: str, elide: list[str] | tuple[str, ...] = ()) -> str:
+        """The MyST ``listing`` directive for region ``ref`` (see book/_ext/llm_book.py).
+
+        ``elide`` names regions nested inside ``ref`` whose lines the listing
+        replaces by one comment line pointing at them (``// ... name: lines
+        12-20``), so a listing can show an idea without the validation around
+        it. That line carries the inner start marker's line number, so it
+        links to the elided code. Raises RenderError if a name is not a region
+        strictly inside ``ref``.
+        """
         line = _template_line() or 0
         region: Region = resolve_reference(ref, self.root, self.source_label, line)
         self.context.dependencies.add(self.root / region.path)
         self.context.listings += 1
-        body = "\n".join(region.lines)
+        lines, numbers = list(region.lines), list(region.line_numbers)
+        for inner_name in elide:
+            inner = resolve_reference(f"{region.path}#{inner_name}", self.root, self.source_label, line)
+            if not region.start_line < inner.start_line < inner.end_line < region.end_line:
+                raise RenderError(
+                    f"{self.source_label}:{line}: listing {ref}: cannot elide '{inner_name}' "
+                    f"(lines {inner.start_line}-{inner.end_line}), which is not inside the listed region"
+                )
+            kept = [i for i, number in enumerate(numbers) if not inner.start_line < number < inner.end_line]
+            first = next(i for i, number in enumerate(numbers) if inner.start_line < number < inner.end_line)
+            indent = re.match(r"\s*", lines[first]).group(0)
+            placeholder = f"{indent}// ... {inner_name}: lines {inner.start_line + 1}-{inner.end_line - 1}"
+            lines = [lines[i] for i in kept if i < first] + [placeholder] + [lines[i] for i in kept if i > first]
+            numbers = [numbers[i] for i in kept if i < first] + [inner.start_line] + [numbers[i] for i in kept if i > first]
+        body = "\n".join(lines)
         ticks = figures.fence(body)
         return (
             f"{ticks}{{listing}} {region.path}#{region.name}\n"
             f":caption: {figures.option_text(caption)}\n"
-            f":lines: {_line_spec(region.line_numbers)}\n\n"
+            f":lines: {_line_spec(tuple(numbers))}\n\n"
             f"{body}\n{ticks}\n"
         )
+
+    def chapter_ref(self, number: int | str, text: str | None = None) -> str:
+        """``Chapter N`` (or ``text``) linking to chapter N's page, or plain text if it is not written yet.
+
+        Raises RenderError if N is not a chapter of the course (00-39).
+        """
+        line = _template_line() or 0
+        try:
+            value = int(number)
+            chapters.part_of(value)
+        except ValueError as error:
+            raise RenderError(f"{self.source_label}:{line}: chapter_ref({number!r}): {error}") from error
+        label = text if text is not None else f"Chapter {value}"
+        # A chapter folder that appears or disappears changes this link.
+        self.context.dependencies.add(self.root / "chapters")
+        slug = chapters.written_chapters(self.root).get(value)
+        return f"[{label}]({slug}.md)" if slug is not None else label
 
     def output_block(self) -> str:
         """The verified demo output as a text block."""
@@ -288,6 +457,7 @@ class ChapterRenderer:
         environment.globals.update(
             listing=self.listing,
             output=self.output_block,
+            chapter_ref=self.chapter_ref,
             trace=self._load_trace(),
             figures=self._load_figures_module(),
             chapter={"number": self.number, "slug": self.slug},
@@ -301,6 +471,11 @@ class ChapterRenderer:
         self.context.dependencies.add(self.source)
         text = self.source.read_text(encoding="utf-8")
         check_sections(text, self.number, self.source_label)
+        glossary = self.root / "book" / "glossary.md"
+        terms = glossary_terms(glossary) if glossary.exists() else None
+        if terms is not None:
+            self.context.dependencies.add(glossary)
+        check_standard(text, self.number, self.source_label, terms)
         if self.api_xml is not None:
             check_api_roles(text, api_names(self.api_xml), self.source_label)
         figures.begin(self.context)

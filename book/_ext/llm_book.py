@@ -12,6 +12,13 @@
   Doxygen's XML as one Breathe directive per class, function, enum and typedef
   declared there (Breathe's own ``doxygenfile`` re-declares the namespace for
   every file, which Sphinx rejects as duplicates).
+* ``key-ideas`` directive: the box of three to five points that ends every
+  chapter, with links to the glossary and the notation page.
+* ``try-it`` directive: an edit the reader makes to the code, and what
+  ``make chapter-NN`` then shows.
+* ``book-parts`` directive: the table of contents of the written chapters,
+  one toctree per part (tools/chapters.py names the parts), so a part appears
+  as soon as its first chapter is written.
 * Offline MathJax: copies the parts of Debian's MathJax 2 (libjs-mathjax) that
   the TeX-AMS_CHTML configuration loads into ``_static/mathjax``.
 """
@@ -31,6 +38,7 @@ from docutils.parsers.rst import directives
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import CppLexer
+from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
@@ -149,6 +157,106 @@ class AnswerDirective(SphinxDirective):
         return [node]
 
 
+def doc_link(env: Any, target: str, text: str) -> addnodes.pending_xref:
+    """A link to the document ``target`` (absolute, e.g. ``/glossary``) that Sphinx resolves."""
+    return addnodes.pending_xref(
+        "", nodes.inline(text, text), reftype="doc", refdomain="std", reftarget=target,
+        refexplicit=True, refdoc=env.docname,
+    )
+
+
+class KeyIdeasDirective(SphinxDirective):
+    """``{key-ideas}``: the chapter's three to five key points, closed by links to
+    the glossary and the notation page (tools/render.py checks the count)."""
+
+    has_content = True
+
+    def run(self) -> list[nodes.Node]:
+        box = nodes.admonition(classes=["key-ideas"])
+        box += nodes.title("Key ideas", "Key ideas")
+        self.state.nested_parse(self.content, self.content_offset, box)
+        footer = nodes.paragraph("", "", classes=["key-ideas-links"])
+        footer += nodes.Text("Terms and symbols: ")
+        footer += doc_link(self.env, "/glossary", "glossary")
+        footer += nodes.Text(" · ")
+        footer += doc_link(self.env, "/notation", "notation")
+        box += footer
+        return [box]
+
+
+class TryItDirective(SphinxDirective):
+    """``{try-it} Title``: an edit to make in the code and what the build then shows."""
+
+    required_arguments = 1
+    final_argument_whitespace = True
+    has_content = True
+
+    def run(self) -> list[nodes.Node]:
+        title = f"Try it: {self.arguments[0]}"
+        box = nodes.admonition(classes=["try-it"])
+        title_nodes, messages = self.state.inline_text(title, self.lineno)
+        box += nodes.title(title, "", *title_nodes)
+        box += messages
+        self.state.nested_parse(self.content, self.content_offset, box)
+        return [box]
+
+
+def _chapters_module() -> Any:
+    """tools/chapters.py from the repository (the book's parts and chapter numbers)."""
+    import importlib
+    import sys
+
+    root = str(source_root())
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    return importlib.import_module("tools.chapters")
+
+
+def chapter_documents(env: Any) -> list[str]:
+    """The chapter pages Sphinx found, ``chapters/NN-slug``, in chapter order."""
+    return sorted(doc for doc in env.found_docs if doc.startswith("chapters/") and doc.count("/") == 1)
+
+
+class BookPartsDirective(SphinxDirective):
+    """``{book-parts}``: one toctree per part that has a written chapter, captioned
+    ``Part II · Tensors``; previous/next navigation follows this order."""
+
+    def run(self) -> list[nodes.Node]:
+        chapters = _chapters_module()
+        documents = chapter_documents(self.env)
+        # env-get-outdated rereads this page when the chapter pages change.
+        self.env.llm_book_parts = (self.env.docname, documents)
+        result: list[nodes.Node] = []
+        for part in chapters.PARTS:
+            members = [doc for doc in documents if part.contains(int(doc.split("/")[1][:2]))]
+            if not members:
+                continue
+            toctree = addnodes.toctree()
+            toctree["parent"] = self.env.docname
+            toctree["entries"] = [(None, doc) for doc in members]
+            toctree["includefiles"] = members
+            toctree["maxdepth"] = 1
+            toctree["caption"] = part.caption
+            toctree["glob"] = False
+            toctree["hidden"] = False
+            toctree["includehidden"] = False
+            toctree["numbered"] = 0
+            toctree["titlesonly"] = False
+            wrapper = nodes.compound(classes=["toctree-wrapper", "book-part"])
+            wrapper += toctree
+            result.append(wrapper)
+        return result
+
+
+def reread_parts_page(app: Sphinx, env: Any, added: set[str], changed: set[str], removed: set[str]) -> list[str]:
+    """The page with ``{book-parts}`` is read again when a chapter page appears or goes."""
+    recorded = getattr(env, "llm_book_parts", None)
+    if recorded is None:
+        return []
+    docname, documents = recorded
+    return [docname] if chapter_documents(env) != documents else []
+
+
 def doxygen_xml() -> Path:
     """Doxygen's XML directory, passed by the build in LLM_DOXYGEN_XML."""
     return Path(os.environ.get("LLM_DOXYGEN_XML", "../doxygen/xml"))
@@ -231,6 +339,8 @@ def merge_sources(app: Sphinx, env: Any, docnames: set[str], other: Any) -> None
     sources = getattr(env, "llm_listing_sources", {})
     sources.update(getattr(other, "llm_listing_sources", {}))
     env.llm_listing_sources = sources
+    if getattr(other, "llm_book_parts", None) is not None:
+        env.llm_book_parts = other.llm_book_parts
 
 
 def collect_source_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
@@ -276,6 +386,10 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("listing", ListingDirective)
     app.add_directive("answer", AnswerDirective)
     app.add_directive("api-header", ApiHeaderDirective)
+    app.add_directive("key-ideas", KeyIdeasDirective)
+    app.add_directive("try-it", TryItDirective)
+    app.add_directive("book-parts", BookPartsDirective)
+    app.connect("env-get-outdated", reread_parts_page)
     app.add_node(
         details,
         html=(visit_details, depart_details),

@@ -12,7 +12,15 @@ import pytest
 from tools import figures, render
 from tools.regions import RegionError
 
-SECTIONS = "\n\n".join(f"(ch99-{kind})=\n## {kind.title()}\n" for kind in render.SECTION_KINDS)
+#: What the chapter standard asks of some sections (docs/authoring.md).
+STANDARD_CONTENT = {
+    "prediction": "The {term}`adjoint` of the output is the seed.\n",
+    "exercises": "```{try-it} Assign instead of add\nEdit.\n```\n\n```{try-it} Seed with ones\nEdit.\n```\n",
+    "handoff": "```{key-ideas}\n- one\n- two\n- three\n```\n",
+}
+SECTIONS = "\n\n".join(
+    f"(ch99-{kind})=\n## {kind.title()}\n\n{STANDARD_CONTENT.get(kind, '')}" for kind in render.SECTION_KINDS
+)
 SOURCE = """\
 int before();
 // region: answer
@@ -197,3 +205,107 @@ def test_api_roles_must_name_documented_entities(tmp_path: Path) -> None:
     render.check_api_roles(good, names, "chapter.md")
     with pytest.raises(render.RenderError, match=r"chapter.md:2: \{cpp:func\}`llm::Scalar::zero_grads` names nothing in the API reference \(did you mean llm::Scalar::zero_grad\?\)"):
         render.check_api_roles("text\n{cpp:func}`llm::Scalar::zero_grads`", names, "chapter.md")
+
+
+def write_glossary(root: Path, *terms: str) -> None:
+    """book/glossary.md defining ``terms``."""
+    body = "".join(f"{term}\n  The definition of {term}.\n\n" for term in terms)
+    (root / "book").mkdir(exist_ok=True)
+    (root / "book" / "glossary.md").write_text(f"# Glossary\n\n```{{glossary}}\n:sorted:\n\n{body}```\n")
+
+
+def test_glossary_terms_are_read_from_the_glossary_block(tmp_path: Path) -> None:
+    write_glossary(tmp_path, "adjoint", "VJP")
+    assert render.glossary_terms(tmp_path / "book" / "glossary.md") == {"adjoint", "vjp"}
+
+
+def test_a_term_missing_from_the_glossary_names_the_chapter_line(tmp_path: Path) -> None:
+    root, run_dir = make_repository(tmp_path, "one\nthe {term}`adjiont` flows back")
+    write_glossary(root, "adjoint")
+    with pytest.raises(render.RenderError, match=r"chapter.md:4: \{term\}`adjiont` is not in the glossary \(book/glossary.md\) \(did you mean adjoint\?\)"):
+        renderer(root, run_dir).render()
+
+
+def test_a_term_with_its_own_text_resolves_by_its_target(tmp_path: Path) -> None:
+    root, run_dir = make_repository(tmp_path, "the {term}`adjoints <Adjoint>` flow back")
+    write_glossary(root, "adjoint")
+    assert "{term}`adjoints <Adjoint>`" in renderer(root, run_dir).render()
+
+
+def test_a_chapter_needs_exactly_one_key_ideas_box_in_its_handoff(tmp_path: Path) -> None:
+    root, run_dir = make_repository(tmp_path, "")
+    chapter = root / "chapters" / "99-test-chapter" / "chapter.md"
+    text = chapter.read_text()
+    chapter.write_text(text.replace("```{key-ideas}", "```{note}"))
+    with pytest.raises(render.RenderError, match=r"exactly one \{key-ideas\} box \(found 0\)"):
+        renderer(root, run_dir).render()
+    chapter.write_text(text.replace("- three\n", "- three\n- four\n- five\n- six\n"))
+    with pytest.raises(render.RenderError, match=r"chapter.md:\d+: the \{key-ideas\} box has 6 points"):
+        renderer(root, run_dir).render()
+
+
+def test_try_it_edits_are_counted_in_the_exercises_section(tmp_path: Path) -> None:
+    root, run_dir = make_repository(tmp_path, "")
+    chapter = root / "chapters" / "99-test-chapter" / "chapter.md"
+    text = chapter.read_text()
+    chapter.write_text(text.replace("```{try-it} Seed with ones", "```{note} Seed with ones"))
+    with pytest.raises(render.RenderError, match=r"at least two \{try-it\} edits \(found 1\)"):
+        renderer(root, run_dir).render()
+    moved = text.replace("(ch99-prediction)=", "```{try-it} Too early\nEdit.\n```\n\n(ch99-prediction)=")
+    chapter.write_text(moved)
+    with pytest.raises(render.RenderError, match=r"chapter.md:5: a \{try-it\} edit belongs in the exercises section"):
+        renderer(root, run_dir).render()
+
+
+def test_chapters_written_before_the_standard_are_only_checked_for_term_names(tmp_path: Path) -> None:
+    render.check_standard("(ch14-handoff)=\n## Next\n", "14", "chapter.md", terms=None)
+    with pytest.raises(render.RenderError, match="is not in the glossary"):
+        render.check_standard("{term}`tape`", "14", "chapter.md", terms={"adjoint"})
+
+
+def test_chapter_ref_links_written_chapters_and_rejects_numbers_outside_the_course(tmp_path: Path) -> None:
+    root, run_dir = make_repository(tmp_path, "{{ chapter_ref(99) }}")
+    other = root / "chapters" / "15-tensor-tape"
+    other.mkdir()
+    (other / "chapter.md").write_text("# 15\n")
+    chapter = root / "chapters" / "99-test-chapter" / "chapter.md"
+    chapter.write_text(chapter.read_text().replace(
+        "{{ chapter_ref(99) }}", '{{ chapter_ref(15) }}, {{ chapter_ref(15, "the tape") }} and {{ chapter_ref(23) }}'))
+    page = renderer(root, run_dir).render()
+    assert "[Chapter 15](15-tensor-tape.md), [the tape](15-tensor-tape.md) and Chapter 23" in page
+    chapter.write_text(chapter.read_text().replace("chapter_ref(23)", "chapter_ref(40)"))
+    with pytest.raises(render.RenderError, match=r"chapter.md:3: chapter_ref\(40\): chapter 40 is not in the course \(chapters 00-39\)"):
+        renderer(root, run_dir).render()
+
+
+NESTED_SOURCE = """\
+// region: checked-answer
+int answer(int x) {
+  // region: checked-answer-validation
+  if (x < 0) throw 1;
+  if (x > 9) throw 2;
+  // endregion: checked-answer-validation
+  return 42 + x;
+}
+// endregion: checked-answer
+// region: elsewhere
+int elsewhere();
+// endregion: elsewhere
+"""
+
+
+def test_listing_elides_an_inner_region_with_a_pointer_to_its_lines(tmp_path: Path) -> None:
+    root, run_dir = make_repository(
+        tmp_path, '{{ listing("src/nested.cpp#checked-answer", "Answer", elide=["checked-answer-validation"]) }}')
+    (root / "src" / "nested.cpp").write_text(NESTED_SOURCE)
+    page = renderer(root, run_dir).render()
+    assert (":lines: 2-3,7-8\n\nint answer(int x) {\n  // ... checked-answer-validation: lines 4-5\n"
+            "  return 42 + x;\n}\n```") in page
+
+
+def test_eliding_a_region_outside_the_listing_names_the_chapter_line(tmp_path: Path) -> None:
+    root, run_dir = make_repository(
+        tmp_path, '{{ listing("src/nested.cpp#checked-answer", "Answer", elide=["elsewhere"]) }}')
+    (root / "src" / "nested.cpp").write_text(NESTED_SOURCE)
+    with pytest.raises(render.RenderError, match=r"chapter.md:3: listing .*cannot elide 'elsewhere'"):
+        renderer(root, run_dir).render()
