@@ -29,20 +29,37 @@ Listings
     expanded text. The listing is then dedented by the smallest indentation
     of its non-blank lines. Each listing line keeps its original 1-based line
     number, so a page can print it and link to the source line. Files may use
-    LF or CRLF line endings; a UTF-8 byte-order mark is ignored.
+    LF, CRLF or CR line endings (counted as compilers count them); a UTF-8
+    byte-order mark is ignored.
+
+Indentation
+    A region indents with spaces or with tabs, not both: a line whose
+    indentation mixes the two, or a region where some lines indent with tabs
+    and others with spaces, is an error at that line, because its listing
+    would shift with the reader's tab width. (The C++ sources indent with
+    spaces.)
 
 References
     A chapter refers to a region as ``path/from/root.cpp#name``, for example
     ``src/llm/autograd/scalar.cpp#scalar-reverse-pass``. The path must stay
-    inside the repository after ``..`` and symbolic links are resolved.
+    inside the repository after ``..`` and symbolic links are resolved; a
+    path that cannot be resolved at all (a symbolic-link loop, a NUL byte, a
+    name too long) is a defect of the reference like any other.
 
 Errors
     Every defect raises :class:`RegionError` naming a file and a line: a
     defect of a reference (unknown file, unknown region, absolute path, a path
     that leaves the repository) is located at the referring line of the
     chapter; a defect of the markers (duplicate name, end without start,
-    mismatched end name, unclosed region, malformed marker, empty region) is
-    located in the source file. There is never an empty listing.
+    mismatched end name, unclosed region, malformed marker, empty region,
+    mixed tabs and spaces) is located in the source file. There is never an
+    empty listing. Parsing takes time linear in the file's size, whatever its
+    content (one very long line, a long run of spaces, CR line endings).
+
+Checking the tree
+    ``check`` parses every ``*.cpp`` and ``*.hpp`` under ``src/`` and
+    ``chapters/``; a file that is a symbolic link leading out of the
+    repository is an error, never read.
 
 Command line (from the repository root)::
 
@@ -69,11 +86,10 @@ TAB_WIDTH = 8
 SOURCE_SUFFIXES = (".cpp", ".hpp")
 
 _NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-_MARKER_LIKE = re.compile(r"\s*//\s*(?:end)?region:")
-# A comment that starts with the word "region"/"endregion" but has no colon:
-# almost certainly a marker with a typo, which must not pass silently as code.
-_MARKER_WITHOUT_COLON = re.compile(r"\s*//\s*(?P<kind>region|endregion)(?:\s+(?P<name>\S+))?\s*")
-_MARKER = re.compile(r"\s*//\s*(?P<kind>region|endregion):\s*(?P<name>.*?)\s*")
+#: Line breaks as C and C++ compilers count them: CRLF, LF, or a lone CR.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+#: The longest name an error message quotes in full.
+_QUOTE_LIMIT = 60
 
 
 class RegionError(Exception):
@@ -181,34 +197,51 @@ def parse_regions(path_label: str, text: str) -> dict[str, Region]:
 
 
 def _split_lines(text: str) -> list[str]:
-    """Split on LF only (so line numbers match compilers and editors), dropping CRs."""
-    text = text.removeprefix("\ufeff")
-    lines = text.split("\n")
+    """Split at CRLF, LF or a lone CR, as compilers and editors number lines."""
+    lines = _LINE_BREAK.split(text.removeprefix("\ufeff"))
     if lines and lines[-1] == "":
         lines.pop()
-    return [line.removesuffix("\r") for line in lines]
+    return lines
+
+
+def _quote(text: str) -> str:
+    """``text`` quoted for an error message, shortened when it is long."""
+    if len(text) > _QUOTE_LIMIT:
+        text = text[:_QUOTE_LIMIT] + f"... ({len(text)} characters)"
+    return f"'{text}'"
 
 
 def _read_marker(path_label: str, number: int, line: str) -> tuple[str, str] | None:
     """Return ``(kind, name)`` if the line is a marker, None if it is code.
 
+    Plain string operations, no backtracking pattern, so the time is linear in
+    the line's length whatever it holds.
+
     Raises:
         RegionError: if the line looks like a marker but its name is missing
-            or not kebab-case.
+            or not kebab-case, or the colon after ``region``/``endregion`` is
+            missing.
     """
-    if not _MARKER_LIKE.match(line):
-        typo = _MARKER_WITHOUT_COLON.fullmatch(line)
-        if typo is not None:
-            kind, name = typo.group("kind"), typo.group("name") or "NAME"
-            raise RegionError(
-                path_label,
-                number,
-                f"malformed {kind} marker: a colon must follow '{kind}' (// {kind}: {name})",
-            )
+    stripped = line.lstrip()
+    if not stripped.startswith("//"):
         return None
-    match = _MARKER.fullmatch(line)
-    assert match is not None, "every marker-like line matches the marker pattern"
-    kind, name = match.group("kind"), match.group("name")
+    comment = stripped[2:].lstrip()
+    kind = next((word for word in ("endregion", "region") if comment.startswith(word)), None)
+    if kind is None:
+        return None
+    after = comment[len(kind) :]
+    if not after.startswith(":"):
+        words = after.split()
+        if after and not after[0].isspace() or len(words) > 1:
+            return None  # "// regions ..." or prose such as "// region of memory ..."
+        # "// region NAME": almost certainly a marker with a typo, never silently code.
+        name = words[0] if words else "NAME"
+        raise RegionError(
+            path_label,
+            number,
+            f"malformed {kind} marker: a colon must follow '{kind}' (// {kind}: {name})",
+        )
+    name = after[1:].strip()
     if not name:
         raise RegionError(
             path_label, number, f"malformed {kind} marker: no region name after '{kind}:'"
@@ -217,7 +250,7 @@ def _read_marker(path_label: str, number: int, line: str) -> tuple[str, str] | N
         raise RegionError(
             path_label,
             number,
-            f"malformed {kind} marker: region name '{name}' is not kebab-case "
+            f"malformed {kind} marker: region name {_quote(name)} is not kebab-case "
             "(lowercase letters and digits joined by single hyphens, e.g. 'scalar-reverse-pass')",
         )
     return kind, name
@@ -255,21 +288,23 @@ def _build_region(
     path_label: str, name: str, start: int, end: int, lines: Sequence[str], marker_lines: set[int]
 ) -> Region:
     """Cut the listing of one closed region out of the file's lines."""
-    numbered = [
-        (number, lines[number - 1].expandtabs(TAB_WIDTH).rstrip())
+    raw = [
+        (number, lines[number - 1].rstrip())
         for number in range(start + 1, end)
         if number not in marker_lines
     ]
-    while numbered and not numbered[0][1]:
-        numbered.pop(0)
-    while numbered and not numbered[-1][1]:
-        numbered.pop()
-    if not numbered:
+    while raw and not raw[0][1]:
+        raw.pop(0)
+    while raw and not raw[-1][1]:
+        raw.pop()
+    if not raw:
         raise RegionError(
             path_label,
             start,
             f"region '{name}' is empty: no code between its markers at lines {start} and {end}",
         )
+    _check_indentation(path_label, name, raw)
+    numbered = [(number, text.expandtabs(TAB_WIDTH)) for number, text in raw]
     indent = min(len(text) - len(text.lstrip(" ")) for _, text in numbered if text)
     return Region(
         path=path_label,
@@ -279,6 +314,38 @@ def _build_region(
         lines=tuple(text[indent:] for _, text in numbered),
         line_numbers=tuple(number for number, _ in numbered),
     )
+
+
+def _check_indentation(path_label: str, name: str, numbered: Sequence[tuple[int, str]]) -> None:
+    """Raise unless the region indents with spaces only or with tabs only.
+
+    A mixture would make the listing's indentation depend on the reader's tab
+    width, so it is reported at the first line that mixes, naming the line of
+    the other kind when two lines disagree.
+    """
+    first_of_kind: dict[str, int] = {}
+    for number, text in numbered:
+        indentation = text[: len(text) - len(text.lstrip(" \t"))]
+        if not indentation or not text.strip():
+            continue
+        if " " in indentation and "\t" in indentation:
+            raise RegionError(
+                path_label,
+                number,
+                f"region '{name}': this line's indentation mixes tabs and spaces, so its width "
+                "depends on the tab size; indent with spaces",
+            )
+        kind = "tabs" if indentation[0] == "\t" else "spaces"
+        other = "spaces" if kind == "tabs" else "tabs"
+        if other in first_of_kind:
+            raise RegionError(
+                path_label,
+                number,
+                f"region '{name}': this line indents with {kind} but line "
+                f"{first_of_kind[other]} with {other}, so the listing would shift with the "
+                "tab size; indent with spaces",
+            )
+        first_of_kind.setdefault(kind, number)
 
 
 # --- Reading files and resolving references ---------------------------------
@@ -317,9 +384,11 @@ def _read_source(file: Path, path_label: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
+        line = len(_LINE_BREAK.findall(data[: error.start].decode("utf-8"))) + 1
         raise RegionError(
-            path_label, line, f"not valid UTF-8 (byte 0x{data[error.start]:02x})"
+            path_label,
+            line,
+            f"not valid UTF-8 (byte 0x{data[error.start]:02x} at byte offset {error.start})",
         ) from error
 
 
@@ -335,13 +404,25 @@ def resolve_reference(ref: str, root: Path, referrer: str, referrer_line: int) -
     Raises:
         RegionError: located at ``referrer:referrer_line`` when the reference
             lacks a ``#``, has an empty or ill-formed part, is absolute, leaves
-            the repository (through ``..`` or a symbolic link), names a file
-            that does not exist, or names a region the file lacks (the message
-            lists the file's regions); located in the referenced file when
-            that file has a marker defect.
+            the repository (through ``..`` or a symbolic link), cannot be
+            resolved (a symbolic-link loop, a NUL byte, a name too long),
+            names a file that does not exist, or names a region the file
+            lacks (the message lists the file's regions); located in the
+            referenced file when that file has a marker defect or cannot be
+            read.
     """
     path_text, name = _split_reference(ref, referrer, referrer_line)
-    file, label = _locate(path_text, root, referrer, referrer_line)
+    try:
+        file, label = _locate(path_text, root, referrer, referrer_line)
+    except (OSError, ValueError, RuntimeError) as error:
+        # A symbolic-link loop (RuntimeError before Python 3.13, OSError after),
+        # a NUL byte (ValueError), a name too long or unreadable (OSError).
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        raise RegionError(
+            referrer,
+            referrer_line,
+            f"region reference path {_quote(path_text)} cannot be resolved: {reason}",
+        ) from error
     regions = parse_file(file, label)
     if name not in regions:
         raise RegionError(referrer, referrer_line, _unknown_region_message(name, label, regions))
@@ -403,14 +484,16 @@ def _locate(path_text: str, root: Path, referrer: str, referrer_line: int) -> tu
 
 def _unknown_file_message(path_text: str, base: Path) -> str:
     """Say the file does not exist, suggesting a near name in the same directory."""
-    message = f"no such file '{path_text}' in the repository"
+    message = f"no such file {_quote(path_text)} in the repository"
     parent = (base / path_text).parent
-    if parent.is_dir():
+    try:
         siblings = sorted(entry.name for entry in parent.iterdir() if entry.is_file())
-        close = difflib.get_close_matches(PurePosixPath(path_text).name, siblings, n=1)
-        if close:
-            suggestion = PurePosixPath(path_text).parent / close[0]
-            message += f" (did you mean '{suggestion}'?)"
+    except OSError:  # no such directory, or unreadable: no suggestion
+        return message
+    close = difflib.get_close_matches(PurePosixPath(path_text).name, siblings, n=1)
+    if close:
+        suggestion = PurePosixPath(path_text).parent / close[0]
+        message += f" (did you mean '{suggestion}'?)"
     return message
 
 
@@ -434,12 +517,14 @@ def _unknown_region_message(name: str, label: str, regions: dict[str, Region]) -
 def source_files(root: Path, directories: Iterable[str] = ("src", "chapters")) -> list[Path]:
     """Every ``*.cpp`` and ``*.hpp`` file under ``root/<directory>``, sorted.
 
-    Directories that do not exist are skipped.
+    Directories that do not exist are skipped, and so are symbolic links to
+    directories (``Path.rglob`` does not descend into them). A symbolic link
+    to a file is listed; :func:`check_tree` refuses it if it leads out.
     """
     files: list[Path] = []
     for directory in directories:
         top = root / directory
-        if top.is_dir():
+        if top.is_dir() and not top.is_symlink():
             files.extend(
                 path for path in top.rglob("*") if path.suffix in SOURCE_SUFFIXES and path.is_file()
             )
@@ -450,11 +535,26 @@ def check_tree(root: Path, directories: Iterable[str] = ("src", "chapters")) -> 
     """Parse every C++ source under ``root``'s directories; return the number of regions.
 
     Raises:
-        RegionError: the first defect found, files taken in sorted order.
+        RegionError: the first defect found, files taken in sorted order; a
+            file that is a symbolic link leading out of the repository is a
+            defect located at that file, and is not read.
     """
+    base = root.resolve()
     total = 0
     for file in source_files(root, directories):
-        total += len(parse_file(file, file.relative_to(root).as_posix()))
+        label = file.relative_to(root).as_posix()
+        try:
+            target = file.resolve(strict=True)
+        except (OSError, RuntimeError) as error:
+            raise RegionError(label, None, f"cannot be resolved: {error}") from error
+        if not target.is_relative_to(base):
+            raise RegionError(
+                label,
+                None,
+                f"a symbolic link that leaves the repository (it resolves to {target}); "
+                "regions are read only from files inside the repository",
+            )
+        total += len(parse_file(file, label))
     return total
 
 

@@ -23,38 +23,56 @@ docs/authoring.md: one ``{key-ideas}`` box of three to five points in the
 hand-off section, at least two ``{try-it}`` edits in the exercises section,
 and glossary terms (``{term}`adjoint```) that name entries of book/glossary.md.
 
+The template runs in a sandbox (tools/sandbox.py): it reaches the names above
+and nothing else, and cannot include other files. The blocks that
+``listing()``, ``output()`` and the figure macros return are placed after the
+template is rendered (tools/blocks.py), so a call inside a list item, a block
+quote or a directive fence is indented and fenced to stay inside it.
+
 Usage (the build runs this; see cmake/LlmChapter.cmake)::
 
     python -m tools.render --chapter 14-scalar-autodiff --run-dir build/chapters/14-scalar-autodiff \\
         --output build/book/chapters/14-scalar-autodiff.md --depfile build/chapters/14-scalar-autodiff/page.d
 
 Every error names ``chapter.md`` and the line of the macro call that failed (or
-the source file and line of a malformed region); on error no page is left behind.
+the file and line at fault: a malformed region, a non-UTF-8 byte, a broken
+trace or figures.py, unreadable Doxygen XML); on any error the page, its HTML
+page and its figure files are deleted, so no stale page is left behind.
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
-import importlib.util
 import json
 import re
+import shutil
 import sys
 import time
 import traceback
-import types
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import jinja2
 
 from tools import chapters, figures
+from tools.api_roles import API_ROLE, ParseError, api_names, check_api_roles, role_target  # noqa: F401 (re-exported)
+from tools.blocks import BlockPlacer, PlacementError, parse_block
 from tools.fileio import atomic_write_text, repository_root
 from tools.regions import Region, RegionError, resolve_reference
-
-
-class RenderError(Exception):
-    """A chapter page that cannot be rendered; ``str()`` starts with ``file:line:``."""
+from tools.sandbox import (
+    ChapterEnvironment,
+    FigureMacros,
+    RenderError,
+    check_inside_repository,
+    check_unicode,
+    describe,
+    load_figures_module,
+    read_text_file,
+    template_line,
+    traceback_line,
+    innermost_frame_in,
+)
 
 
 #: The sections every chapter has, in this order (docs/authoring.md, "Sections").
@@ -235,33 +253,6 @@ def chapter_number(slug: str) -> str:
     return slug.split("-", 1)[0]
 
 
-def _template_line() -> int | None:
-    """The chapter.md line of the innermost Jinja2 frame on the current stack."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        template = frame.f_globals.get("__jinja_template__")
-        if template is not None:
-            return template.get_corresponding_lineno(frame.f_lineno)
-        frame = frame.f_back
-    return None
-
-
-def _traceback_line(error: BaseException, template_file: Path) -> int | None:
-    """The chapter.md line of the innermost template frame in ``error``'s traceback.
-
-    Jinja2 rewrites tracebacks so that template frames carry the template's
-    file name and line; frames it did not rewrite still carry the template object.
-    """
-    line = None
-    for frame, lineno in traceback.walk_tb(error.__traceback__):
-        template = frame.f_globals.get("__jinja_template__")
-        if template is not None:
-            line = template.get_corresponding_lineno(lineno)
-        elif frame.f_code.co_filename == str(template_file):
-            line = lineno
-    return line
-
-
 def _line_spec(numbers: tuple[int, ...]) -> str:
     """Compresses sorted line numbers into ``12-20,22-30``."""
     ranges: list[list[int]] = []
@@ -273,59 +264,8 @@ def _line_spec(numbers: tuple[int, ...]) -> str:
     return ",".join(f"{a}-{b}" if a != b else f"{a}" for a, b in ranges)
 
 
-#: A Sphinx C++ role in MyST: {cpp:func}`llm::Scalar::backward`.
-API_ROLE = re.compile(r"\{cpp:([a-z]+)\}`([^`]+)`")
-
-
-def api_names(xml_dir: Path) -> set[str]:
-    """Every qualified name Doxygen documented: classes, namespaces, their members,
-    and enumerators under their enum (``llm::TensorErrorKind::EmptyAxis``)."""
-    import xml.etree.ElementTree as ElementTree
-
-    names: set[str] = set()
-    index = ElementTree.parse(xml_dir / "index.xml").getroot()
-    for compound in index.findall("compound"):
-        if compound.get("kind") not in ("class", "struct", "union", "namespace"):
-            continue
-        owner = compound.findtext("name", "")
-        names.add(owner)
-        for member in compound.findall("member"):
-            names.add(f"{owner}::{member.findtext('name', '')}")
-        for enum in ElementTree.parse(xml_dir / f"{compound.get('refid')}.xml").iter("memberdef"):
-            if enum.get("kind") == "enum":
-                for value in enum.findall("enumvalue"):
-                    names.add(f"{owner}::{enum.findtext('name', '')}::{value.findtext('name', '')}")
-    return names
-
-
-def role_target(text: str) -> str:
-    """The entity a role names: ``title <llm::f>`` -> ``llm::f``; ``~llm::f(int)`` -> ``llm::f``."""
-    match = re.fullmatch(r".*<([^<>]+)>\s*", text, re.S)
-    target = match.group(1) if match else text
-    return target.strip().lstrip("~").split("(", 1)[0].strip()
-
-
-def check_api_roles(text: str, names: set[str], label: str) -> None:
-    """Checks that every C++ role in a chapter names a documented entity.
-
-    Sphinx would report a dangling role against the rendered page; this names
-    the chapter.md line. Raises RenderError with close matches as suggestions.
-    """
-    for line_number, line in enumerate(text.splitlines(), start=1):
-        for match in API_ROLE.finditer(line):
-            target = role_target(match.group(2))
-            if target in names:
-                continue
-            close = difflib.get_close_matches(target, names, n=3, cutoff=0.8)
-            hint = f" (did you mean {', '.join(close)}?)" if close else ""
-            raise RenderError(
-                f"{label}:{line_number}: {{cpp:{match.group(1)}}}`{match.group(2)}` names nothing "
-                f"in the API reference{hint}"
-            )
-
-
 class ChapterRenderer:
-    """Renders one chapter; holds the paths and the Jinja2 environment."""
+    """Renders one chapter; holds the paths, the sandboxed environment and the page's blocks."""
 
     def __init__(
         self, slug: str, run_dir: Path, output: Path, root: Path | None = None, api_xml: Path | None = None
@@ -342,6 +282,15 @@ class ChapterRenderer:
         self.context = figures.RenderContext(
             slug=slug, asset_dir=output.parent / slug, asset_prefix=slug
         )
+        self.blocks = BlockPlacer(self.source_label)
+
+    def _block(self, text: str, what: str) -> str:
+        """Hand a macro's fenced block to the placer; return its placeholder (tools/blocks.py)."""
+        line = template_line() or 0
+        check_unicode(text, f"the block of {what}")
+        block = parse_block(text, line, what)
+        assert block is not None, f"{what} returns a fenced block"
+        return self.blocks.add(block)
 
     # -- macros ------------------------------------------------------------
 
@@ -355,7 +304,7 @@ class ChapterRenderer:
         links to the elided code. Raises RenderError if a name is not a region
         strictly inside ``ref``.
         """
-        line = _template_line() or 0
+        line = template_line() or 0
         region: Region = resolve_reference(ref, self.root, self.source_label, line)
         self.context.dependencies.add(self.root / region.path)
         self.context.listings += 1
@@ -375,11 +324,12 @@ class ChapterRenderer:
             numbers = [numbers[i] for i in kept if i < first] + [inner.start_line] + [numbers[i] for i in kept if i > first]
         body = "\n".join(lines)
         ticks = figures.fence(body)
-        return (
+        return self._block(
             f"{ticks}{{listing}} {region.path}#{region.name}\n"
             f":caption: {figures.option_text(caption)}\n"
             f":lines: {_line_spec(tuple(numbers))}\n\n"
-            f"{body}\n{ticks}\n"
+            f"{body}\n{ticks}\n",
+            f"listing({ref!r})",
         )
 
     def chapter_ref(self, number: int | str, text: str | None = None) -> str:
@@ -387,7 +337,7 @@ class ChapterRenderer:
 
         Raises RenderError if N is not a chapter of the course (00-39).
         """
-        line = _template_line() or 0
+        line = template_line() or 0
         try:
             value = int(number)
             chapters.part_of(value)
@@ -405,47 +355,49 @@ class ChapterRenderer:
         stamp = self.run_dir / "verified.stamp"
         if not output.exists() or not stamp.exists() or stamp.stat().st_mtime < output.stat().st_mtime:
             raise RenderError(
-                f"{self.source_label}:{_template_line() or 0}: the demo output in {output} is not "
+                f"{self.source_label}:{template_line() or 0}: the demo output in {output} is not "
                 f"verified against chapters/{self.slug}/expected.txt; run: make chapter-{self.number}"
             )
-        text = output.read_text(encoding="utf-8")
+        text = read_text_file(output, _display_path(output))
         ticks = figures.fence(text)
         caption = f"Output of the chapter {self.number} demo, verified against chapters/{self.slug}/expected.txt"
-        return (
+        return self._block(
             f"{ticks}{{code-block}} text\n"
             f":caption: {figures.option_text(caption)}\n"
-            f":class: demo-output\n\n{text.rstrip(chr(10))}\n{ticks}\n"
+            f":class: demo-output\n\n{text.rstrip(chr(10))}\n{ticks}\n",
+            "output()",
         )
 
     # -- rendering ---------------------------------------------------------
 
     def _load_trace(self) -> Any:
+        """The demo's JSON trace, or a RenderError naming trace.json and the line."""
         path = self.run_dir / "trace.json"
+        label = _display_path(path)
         if not path.exists():
-            raise RenderError(f"{self.source_label}:1: the demo wrote no trace at {path}; run: make chapter-{self.number}")
+            raise RenderError(f"{self.source_label}:1: the demo wrote no trace at {label}; run: make chapter-{self.number}")
+        text = read_text_file(path, label)
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            return json.loads(text)
         except json.JSONDecodeError as error:
-            raise RenderError(f"{path}:{error.lineno}: the demo's trace is not valid JSON: {error.msg}") from error
+            raise RenderError(f"{label}:{error.lineno}: the demo's trace is not valid JSON: {error.msg}") from error
+        except RecursionError as error:
+            raise RenderError(f"{label}:1: the demo's trace nests too deeply to read") from error
 
-    def _load_figures_module(self) -> types.ModuleType | None:
-        path = self.chapter_dir / "figures.py"
-        if not path.exists():
-            return None
-        self.context.dependencies.add(path)
-        spec = importlib.util.spec_from_file_location(f"chapter_figures_{self.number}", path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
+    def _wrap_figure(self, name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        """A figure macro whose fenced-block results are placed like listings (tools/blocks.py)."""
 
-    def _environment(self) -> jinja2.Environment:
-        environment = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(str(self.chapter_dir)),
-            undefined=jinja2.StrictUndefined,
-            keep_trailing_newline=True,
-            autoescape=False,
-        )
+        def macro(*args: Any, **kwargs: Any) -> Any:
+            result = function(*args, **kwargs)
+            if isinstance(result, str) and parse_block(result, 0, name) is not None:
+                return self._block(result, f"figures.{name}()")
+            return result
+
+        return macro
+
+    def _environment(self, text: str) -> jinja2.Environment:
+        """The sandbox chapter.md is rendered in, with the page's names (tools/sandbox.py)."""
+        environment = ChapterEnvironment(text, self.source)
         formats = {
             "fixed": figures.fixed,
             "sci": figures.sci,
@@ -454,42 +406,86 @@ class ChapterRenderer:
         }
         environment.filters.update(formats)
         environment.globals.update(formats)
+        module = None
+        path = self.chapter_dir / "figures.py"
+        if path.exists():
+            self.context.dependencies.add(path)
+            label = f"chapters/{self.slug}/figures.py"
+            module = load_figures_module(path, label, f"chapter_figures_{self.number}", self.root)
         environment.globals.update(
             listing=self.listing,
             output=self.output_block,
             chapter_ref=self.chapter_ref,
             trace=self._load_trace(),
-            figures=self._load_figures_module(),
+            figures=FigureMacros(module, self._wrap_figure) if module is not None else None,
             chapter={"number": self.number, "slug": self.slug},
         )
         return environment
 
-    def render(self) -> str:
-        """Renders the page text. Raises RenderError naming file and line."""
+    def _read_inputs(self) -> str:
+        """chapter.md's text after the checks that need no template: sections, standard, API names."""
         if not self.source.exists():
             raise RenderError(f"{self.source_label}:1: the chapter has no chapter.md")
+        check_inside_repository(self.source, self.source_label, self.root)
         self.context.dependencies.add(self.source)
-        text = self.source.read_text(encoding="utf-8")
+        text = read_text_file(self.source, self.source_label)
         check_sections(text, self.number, self.source_label)
         glossary = self.root / "book" / "glossary.md"
-        terms = glossary_terms(glossary) if glossary.exists() else None
-        if terms is not None:
+        terms = None
+        if glossary.exists():
             self.context.dependencies.add(glossary)
+            read_text_file(glossary, "book/glossary.md")  # locates a non-UTF-8 byte
+            terms = glossary_terms(glossary)
         check_standard(text, self.number, self.source_label, terms)
         if self.api_xml is not None:
-            check_api_roles(text, api_names(self.api_xml), self.source_label)
+            try:
+                names = api_names(self.api_xml)
+            except OSError as error:
+                raise RenderError(
+                    f"{_display_path(Path(error.filename or self.api_xml))}:1: cannot read Doxygen's XML "
+                    f"({error.strerror}); it is built by the api-xml step: make chapter-{self.number}"
+                ) from error
+            except ParseError as error:
+                raise RenderError(
+                    f"{_display_path(self.api_xml)}:{error.position[0]}: Doxygen's XML is not well-formed: {error}"
+                ) from error
+            check_api_roles(text, names, self.source_label)
+        return text
+
+    def render(self) -> str:
+        """Renders the page text.
+
+        Raises:
+            RenderError: ``file:line: message`` for every failure: a check of
+                the chapter standard, an unreadable or non-UTF-8 input, a
+                broken trace or figures.py, a template error or any exception
+                a macro raises (at the chapter.md line of the call), a
+                refusal of the sandbox, a block that cannot be placed.
+            RegionError: for a listing's region defect (tools/regions.py).
+        """
+        text = self._read_inputs()
         figures.begin(self.context)
+        environment = self._environment(text)
         try:
-            environment = self._environment()
-            template = environment.get_template("chapter.md")
-            return template.render()
+            page = environment.get_template("chapter.md").render()
         except (RenderError, RegionError):
             raise
         except jinja2.TemplateSyntaxError as error:
             raise RenderError(f"{self.source_label}:{error.lineno}: template syntax error: {error.message}") from error
-        except Exception as error:  # any macro or figure failure: locate it in chapter.md
-            line = _traceback_line(error, self.source) or 0
-            raise RenderError(f"{self.source_label}:{line}: {type(error).__name__}: {error}") from error
+        except Exception as error:  # any macro, figure or sandbox failure: locate it in chapter.md
+            line = traceback_line(error, self.source) or 0
+            where = innermost_frame_in(error, self.chapter_dir)
+            inside = f" (in chapters/{self.slug}/{where[0].name}:{where[1]})" if where else ""
+            raise RenderError(f"{self.source_label}:{line}: {describe(error)}{inside}") from error
+        try:
+            page = self.blocks.place(page)
+        except PlacementError as error:
+            raise RenderError(str(error)) from error
+        try:
+            check_unicode(page, "the page")
+        except ValueError as error:  # every expression and block is checked; this is the last guard
+            raise RenderError(f"{self.source_label}:0: {error}") from error
+        return page
 
     def write_depfile(self, depfile: Path) -> None:
         """Writes a Make-style depfile: the page depends on every file it was built from."""
@@ -511,6 +507,13 @@ def _display_path(path: Path) -> str:
 def _count(number: int, noun: str) -> str:
     """``1 listing``, ``3 listings``."""
     return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def _remove_outputs(paths: list[Path], asset_dir: Path) -> None:
+    """Delete a failed render's page, the pages built from it and its figure files."""
+    for path in paths:
+        path.unlink(missing_ok=True)  # never leave a stale page that looks current
+    shutil.rmtree(asset_dir, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -539,22 +542,31 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         page = renderer.render()
+        atomic_write_text(args.output, page)
+        if args.depfile:
+            renderer.write_depfile(args.depfile.resolve())
     except (RenderError, RegionError) as error:
-        for page in [args.output, *args.stale]:
-            page.unlink(missing_ok=True)  # never leave a stale page that looks current
-        print(f"error: {error}", file=sys.stderr)
-        print(f"chapter {renderer.number}: render ... FAILED", file=sys.stderr)
-        return 1
-    atomic_write_text(args.output, page)
-    if args.depfile:
-        renderer.write_depfile(args.depfile.resolve())
-    context = renderer.context
-    print(
-        f"chapter {renderer.number}: render ... ok ({_count(context.listings, 'listing')}, "
-        f"{_count(context.figures, 'figure')}, "
-        f"{time.monotonic() - started:.2f} s) -> {_display_path(args.output)}"
-    )
-    return 0
+        message = str(error)
+    except OSError as error:  # writing the page or its depfile
+        target = _display_path(Path(error.filename)) if error.filename else _display_path(args.output)
+        message = f"{target}: cannot write: {error.strerror}"
+    except Exception as error:  # a defect of the renderer itself: still located, still cleaned up
+        message = (
+            f"{renderer.source_label}:0: the renderer failed: {type(error).__name__}: {error}\n"
+            + "".join(traceback.format_exception(error)).rstrip()
+        )
+    else:
+        context = renderer.context
+        print(
+            f"chapter {renderer.number}: render ... ok ({_count(context.listings, 'listing')}, "
+            f"{_count(context.figures, 'figure')}, "
+            f"{time.monotonic() - started:.2f} s) -> {_display_path(args.output)}"
+        )
+        return 0
+    _remove_outputs([args.output, *args.stale], renderer.context.asset_dir)
+    print(f"error: {message}", file=sys.stderr)
+    print(f"chapter {renderer.number}: render ... FAILED", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":
