@@ -16,6 +16,20 @@ CHAPTER_NUMBERS := $(foreach c,$(CHAPTERS),$(firstword $(subst -, ,$(c))))
 CONFIGURE_ARGS := -G "$(GENERATOR)" -DCMAKE_CXX_COMPILER=$(CXX) -DLLM_PYTHON=$(PYTHON) -DLLM_WERROR=$(WERROR) -DLLM_DEMO_TIMEOUT=$(DEMO_TIMEOUT)
 CMAKE_BUILD := cmake --build $(BUILD) --target
 
+# One build at a time per build directory (tools/buildlock.py): a recipe that
+# builds in $(BUILD) first opens $(BUILD)/build.lock as its shell's descriptor 9
+# and locks it, so the lock is held until the recipe ends; a second `make` in
+# the same tree says whom it waits for and waits.
+LOCK = mkdir -p $(BUILD) && exec 9>>$(BUILD)/build.lock && \
+  $(PYTHON) -m tools.buildlock --fd 9 --lock-file $(BUILD)/build.lock --what 'make $@' && \
+  export LLM_BUILD_LOCK='$(abspath $(BUILD))/build.lock'
+# Configure once; reconfigure only when the configuration variables change.
+CONFIGURE = if [ ! -f $(BUILD)/CMakeCache.txt ] || [ "$$(cat $(BUILD)/make-configure-args 2>/dev/null)" != '$(CONFIGURE_ARGS)' ]; then \
+  echo "configure: cmake $(CONFIGURE_ARGS)"; \
+  cmake -S . -B $(BUILD) $(CONFIGURE_ARGS) >$(BUILD)/configure.log || { cat $(BUILD)/configure.log; exit 1; }; \
+  echo '$(CONFIGURE_ARGS)' >$(BUILD)/make-configure-args; \
+  fi
+
 .DEFAULT_GOAL := help
 .PHONY: help book test sync clean deps configure FORCE
 
@@ -24,28 +38,25 @@ help: ## List the targets
 	@echo "  make book          build, run and verify every chapter, then the HTML book -> $(BUILD)/html/index.html"
 	@echo "  make chapter-NN    build chapter NN's demo, run it, verify its output, render its page"
 	@echo "                     (chapters: $(CHAPTER_NUMBERS))"
-	@echo "  make chapter-NN SYNC=1   accept chapter NN's current output into its expected.txt, then as above"
-	@echo "  make sync          accept every chapter's current output into its expected.txt"
+	@echo "  make chapter-NN SYNC=1   run chapter NN's demo twice and, if both runs print the same"
+	@echo "                     UTF-8 text, accept it into its expected.txt; then as above"
+	@echo "  make sync          the same for every chapter"
 	@echo "  make test          GoogleTest suites, one output check per chapter, and the tools' pytest suites"
-	@echo "  make clean         remove $(BUILD)/"
+	@echo "  make clean         remove everything built in $(BUILD)/"
+	@echo "Two builds in the same BUILD never run at once: the second waits for the first."
 	@echo "  make deps          install missing Debian packages (or print the command to run)"
 	@echo "Variables: PYTHON=$(PYTHON) BUILD=$(BUILD) CXX=$(CXX) WERROR=$(WERROR) DEMO_TIMEOUT=$(DEMO_TIMEOUT)"
 
 deps: ## Install the Debian packages the build needs
 	@PYTHON=$(PYTHON) tools/install-deps
 
-# Configure once; reconfigure only when the configuration variables change.
 configure: deps
-	@mkdir -p $(BUILD)
-	@if [ ! -f $(BUILD)/CMakeCache.txt ] || [ "$$(cat $(BUILD)/make-configure-args 2>/dev/null)" != '$(CONFIGURE_ARGS)' ]; then \
-	  echo "configure: cmake $(CONFIGURE_ARGS)"; \
-	  cmake -S . -B $(BUILD) $(CONFIGURE_ARGS) >$(BUILD)/configure.log || { cat $(BUILD)/configure.log; exit 1; }; \
-	  echo '$(CONFIGURE_ARGS)' >$(BUILD)/make-configure-args; \
-	fi
+	@$(LOCK) && $(CONFIGURE)
 
-book: configure ## Every chapter, then Doxygen and Sphinx into build/html
-	@$(CMAKE_BUILD) book
-	@echo "book: $(BUILD)/html/index.html"
+book: deps ## Every chapter, then Doxygen and Sphinx into build/html
+	@$(LOCK) && $(CONFIGURE) && \
+	$(CMAKE_BUILD) book && \
+	echo "book: $(BUILD)/html/index.html"
 
 # chapter-16 or chapter-16-model-autodiff-ops; the chapter is checked before
 # anything is configured or built.
@@ -55,10 +66,10 @@ chapter-%: FORCE
 	  echo "make: no chapter '$*'; the chapters are: $(CHAPTER_NUMBERS) (make chapter-NN)" >&2; exit 2; \
 	fi; \
 	number=$${slug%%-*}; \
-	$(MAKE) --no-print-directory configure || exit 1; \
+	$(MAKE) --no-print-directory deps || exit 1; \
+	$(LOCK) && $(CONFIGURE) || exit 1; \
 	if [ '$(SYNC)' = 1 ]; then \
-	  $(CMAKE_BUILD) chapter-$$number-output && \
-	  $(PYTHON) -m tools.demo sync --chapter $$slug --run-dir $(BUILD)/chapters/$$slug || exit 1; \
+	  $(CMAKE_BUILD) chapter-$$number-sync || exit 1; \
 	fi; \
 	$(CMAKE_BUILD) chapter-$$number && \
 	echo "chapter $$number: ok -> $(BUILD)/book/chapters/$$slug.md (make book for the HTML)"
@@ -66,18 +77,19 @@ chapter-%: FORCE
 chapter-:
 	@echo "make: name a chapter: make chapter-NN with NN one of $(CHAPTER_NUMBERS)" >&2; exit 2
 
-sync: configure ## Accept every chapter's output into its expected.txt
-	@$(CMAKE_BUILD) $(foreach c,$(CHAPTERS),chapter-$(firstword $(subst -, ,$(c)))-output)
-	@for slug in $(CHAPTERS); do \
-	  $(PYTHON) -m tools.demo sync --chapter $$slug --run-dir $(BUILD)/chapters/$$slug || exit 1; \
-	done
-	@$(CMAKE_BUILD) $(foreach c,$(CHAPTERS),chapter-$(firstword $(subst -, ,$(c))))
+sync: deps ## Accept every chapter's output into its expected.txt
+	@$(LOCK) && $(CONFIGURE) && \
+	$(CMAKE_BUILD) $(foreach c,$(CHAPTERS),chapter-$(firstword $(subst -, ,$(c)))-sync) && \
+	$(CMAKE_BUILD) $(foreach c,$(CHAPTERS),chapter-$(firstword $(subst -, ,$(c))))
 
-test: configure ## GoogleTest + chapter output checks + pytest
-	@$(CMAKE_BUILD) all
-	@ctest --test-dir $(BUILD) --output-on-failure --progress -j2
+test: deps ## GoogleTest + chapter output checks + pytest
+	@$(LOCK) && $(CONFIGURE) && \
+	$(CMAKE_BUILD) all && \
+	ctest --test-dir $(BUILD) --output-on-failure --progress -j2
 
+# Waits for a build running in $(BUILD), then removes all but the lock file
+# (a build waiting on that file must find the one it locks).
 clean: ## Remove everything generated
-	rm -rf $(BUILD)
+	@if [ -d $(BUILD) ]; then $(LOCK) && find $(BUILD) -mindepth 1 -maxdepth 1 ! -name build.lock -exec rm -rf {} +; fi
 
 FORCE:

@@ -34,16 +34,20 @@ add_custom_command(
   COMMENT "regions: check every region marker in src/ and chapters/"
   VERBATIM)
 
+# The Sphinx step (tools/book.py): sphinx-build -W under the build directory's
+# lock, writing every page (-a) so the search index is always complete, and
+# rebuilding from scratch after an interrupted or failed run. It touches
+# html.stamp itself, last, only when Sphinx succeeded.
 get_property(llm_chapter_pages GLOBAL PROPERTY LLM_CHAPTER_PAGES)
 add_custom_command(
   OUTPUT ${CMAKE_BINARY_DIR}/html.stamp
   COMMAND ${CMAKE_COMMAND} -E env LLM_DOXYGEN_XML=${LLM_DOXYGEN_XML}
           LLM_SOURCE_DIR=${CMAKE_SOURCE_DIR}
-          ${LLM_PYTHON} -m sphinx -W --keep-going -q -b html
-          -d ${CMAKE_BINARY_DIR}/sphinx-doctrees ${LLM_BOOK_SOURCE} ${LLM_HTML}
-  COMMAND ${CMAKE_COMMAND} -E touch ${CMAKE_BINARY_DIR}/html.stamp
+          ${LLM_PYTHON} -m tools.book html --source ${LLM_BOOK_SOURCE} --output ${LLM_HTML}
+          --doctrees ${CMAKE_BINARY_DIR}/sphinx-doctrees --stamp ${CMAKE_BINARY_DIR}/html.stamp
+          --lock ${CMAKE_BINARY_DIR}/build.lock
   DEPENDS ${llm_staged_book_files} ${llm_chapter_pages} ${LLM_DOXYGEN_XML}/index.xml
-          ${CMAKE_BINARY_DIR}/regions.stamp
+          ${CMAKE_BINARY_DIR}/regions.stamp ${CMAKE_SOURCE_DIR}/tools/book.py
   WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
   COMMENT "sphinx: HTML book -> ${LLM_HTML}/index.html"
   VERBATIM)

@@ -3,8 +3,13 @@
 #   chapter-NN-demo     the demo executable built from the folder's *.cpp
 #   chapter-NN-output   run the demo (time limit, exit status) -> output.txt, trace.json
 #   chapter-NN          ... then verify output.txt against expected.txt and render the page
+#   chapter-NN-sync     run the demo twice; if both runs print the same UTF-8 text,
+#                       write it into expected.txt (make chapter-NN SYNC=1)
 #   ctest chapter-NN-output-check   the same verification as a test
 # Each step prints one progress line; see tools/demo.py and tools/render.py.
+# expected.txt and chapter.md reach Ninja through the steps' depfiles, not as
+# declared inputs, so a missing file is reported by the tool that needs it
+# (with the command that creates it), never as Ninja's "missing and no known rule".
 set(LLM_TOOL_SOURCES_GLOB ${CMAKE_SOURCE_DIR}/tools/*.py)
 
 function(llm_chapter)
@@ -38,8 +43,9 @@ function(llm_chapter)
   add_custom_command(
     OUTPUT ${run_dir}/verified.stamp
     COMMAND ${LLM_PYTHON} -m tools.demo verify --chapter ${slug} --run-dir ${run_dir}
-            ${stale_pages}
-    DEPENDS ${run_dir}/output.txt ${CMAKE_CURRENT_SOURCE_DIR}/expected.txt ${tool_sources}
+            --depfile ${run_dir}/verified.d ${stale_pages}
+    DEPENDS ${run_dir}/output.txt ${tool_sources}
+    DEPFILE ${run_dir}/verified.d
     WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
     COMMENT "chapter ${number}: verify output against expected.txt"
     VERBATIM)
@@ -48,8 +54,7 @@ function(llm_chapter)
     COMMAND ${LLM_PYTHON} -m tools.render --chapter ${slug} --run-dir ${run_dir}
             --output ${page} --depfile ${run_dir}/page.d --api-xml ${LLM_DOXYGEN_XML}
             --stale ${LLM_HTML}/chapters/${slug}.html
-    DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/chapter.md ${run_dir}/verified.stamp
-            ${LLM_DOXYGEN_XML}/index.xml
+    DEPENDS ${run_dir}/verified.stamp ${LLM_DOXYGEN_XML}/index.xml
             ${run_dir}/trace.json ${tool_sources}
     DEPFILE ${run_dir}/page.d
     WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
@@ -57,6 +62,13 @@ function(llm_chapter)
     VERBATIM)
 
   add_custom_target(chapter-${number}-output DEPENDS ${run_dir}/output.txt)
+  add_custom_target(chapter-${number}-sync
+    COMMAND ${LLM_PYTHON} -m tools.demo sync --chapter ${slug}
+            --executable $<TARGET_FILE:${demo}> --timeout ${LLM_DEMO_TIMEOUT}
+    WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
+    COMMENT "chapter ${number}: sync expected.txt from two runs of the demo"
+    VERBATIM)
+  add_dependencies(chapter-${number}-sync ${demo})
   add_custom_target(chapter-${number} DEPENDS ${page})
   add_dependencies(chapter-${number} api-xml)
   set_property(GLOBAL APPEND PROPERTY LLM_CHAPTER_PAGES ${page})

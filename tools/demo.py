@@ -14,12 +14,21 @@ prints as ``expected.txt``. The build runs the demo into a run directory
     so a failed, hung or interrupted run never leaves stale accepted output.
     A hung demo is killed with its whole process group.
 ``verify``
-    Compare ``DIR/output.txt`` with ``expected.txt`` byte for byte. Equal:
-    touch ``DIR/verified.stamp``. Different: remove the stamp, print a unified
-    diff and the command that accepts the new output. Never writes expected.txt.
+    Compare ``DIR/output.txt`` with ``expected.txt`` byte for byte. Equal and
+    valid UTF-8: touch ``DIR/verified.stamp`` (and write a depfile naming
+    expected.txt, with ``--depfile``). Different: remove the stamp, print a
+    unified diff with notes on what a diff hides (line endings, trailing
+    whitespace, bytes that are not UTF-8) and the command that accepts the
+    new output. A missing expected.txt is reported with the command that
+    creates it. Never writes expected.txt.
 ``sync``
-    Copy ``DIR/output.txt`` into ``expected.txt`` (atomically, only if the
-    bytes differ), printing the diff. Refuses when there is no output.
+    Run the demo twice (each into a temporary directory, as ``check`` does)
+    and write its output into ``expected.txt`` (atomically, only if the bytes
+    differ), printing the diff. It refuses, leaving expected.txt as it was,
+    when a run fails, when the two runs print different bytes (a printed
+    address, a time, an unordered container: output no later run can match;
+    the message names the first differing line), or when the output is not
+    valid UTF-8 (naming the byte offset and line).
 ``check``
     For ctest: ``run`` into a temporary directory, then compare with
     expected.txt, touching nothing in ``chapters/`` or ``build/``.
@@ -31,15 +40,14 @@ another repository root (the tests use a temporary one).
 Usage (from the repository root)::
 
     python3 -m tools.demo run    --chapter SLUG --executable EXE --run-dir DIR --timeout S
-    python3 -m tools.demo verify --chapter SLUG --run-dir DIR
-    python3 -m tools.demo sync   --chapter SLUG --run-dir DIR
+    python3 -m tools.demo verify --chapter SLUG --run-dir DIR [--depfile FILE]
+    python3 -m tools.demo sync   --chapter SLUG --executable EXE --timeout S
     python3 -m tools.demo check  --chapter SLUG --executable EXE --timeout S
 """
 
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
 import re
@@ -48,11 +56,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.fileio import atomic_write_bytes, repository_root
+from tools.fileio import atomic_write_bytes, atomic_write_text, repository_root
+from tools.textdiff import first_difference, unified_diff, utf8_problem
 
 OUTPUT_NAME = "output.txt"
 TRACE_NAME = "trace.json"
@@ -321,71 +330,6 @@ def run_progress(chapter: Chapter, run: DemoRun) -> str:
 # --- Comparing outputs ------------------------------------------------------
 
 
-def _diff_lines(data: bytes) -> list[str]:
-    """Lines split on LF only, each keeping its LF; a final line may lack one."""
-    parts = data.decode("utf-8", errors="replace").split("\n")
-    lines = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
-
-
-def _mark_unterminated(diff: Iterator[str]) -> Iterator[str]:
-    """Give every diff line its newline, marking a file's unterminated last line as git does."""
-    for line in diff:
-        yield line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-
-
-def _difference_notes(expected: bytes, actual: bytes, diff_is_empty: bool) -> list[str]:
-    """Notes on differences a text diff shows poorly: final newline, CRLF, undecodable bytes."""
-    notes = []
-    if expected and actual and expected.endswith(b"\n") != actual.endswith(b"\n"):
-        if expected.endswith(b"\n"):
-            notes.append("note: expected.txt ends with a newline and the demo output does not")
-        else:
-            notes.append("note: the demo output ends with a newline and expected.txt does not")
-    if (b"\r\n" in expected) != (b"\r\n" in actual):
-        which = "expected.txt" if b"\r\n" in expected else "the demo output"
-        notes.append(f"note: the line endings differ: {which} has CRLF (\\r\\n) line endings")
-    expected_lines = expected.decode("utf-8", errors="replace").split("\n")
-    actual_lines = actual.decode("utf-8", errors="replace").split("\n")
-    whitespace_only = [
-        (number, before, after)
-        for number, (before, after) in enumerate(zip(expected_lines, actual_lines), start=1)
-        if before.rstrip() == after.rstrip() and before.rstrip("\r") != after.rstrip("\r")
-    ]
-    for number, before, after in whitespace_only[:3]:
-        notes.append(
-            f"note: line {number} differs only in trailing whitespace: "
-            f"expected.txt has {before!r}, the demo output has {after!r}"
-        )
-    if diff_is_empty:
-        offset = next(
-            (i for i, (a, b) in enumerate(zip(expected, actual)) if a != b),
-            min(len(expected), len(actual)),
-        )
-        notes.append(
-            f"note: the files differ in bytes that do not show as text, first at byte {offset}"
-        )
-    return notes
-
-
-def unified_diff(expected: bytes, actual: bytes, fromfile: str, tofile: str) -> str:
-    """A unified diff from ``expected`` to ``actual``, with notes for invisible differences.
-
-    Returns "" when the bytes are equal.
-    """
-    if expected == actual:
-        return ""
-    diff = "".join(
-        _mark_unterminated(
-            difflib.unified_diff(_diff_lines(expected), _diff_lines(actual), fromfile, tofile)
-        )
-    )
-    notes = _difference_notes(expected, actual, diff_is_empty=not diff)
-    return diff + "".join(note + "\n" for note in notes)
-
-
 def _read_output(chapter: Chapter, output: Path) -> bytes:
     """The demo's accepted output, or a DemoError saying how to produce it."""
     if not output.is_file():
@@ -400,8 +344,10 @@ def compare(chapter: Chapter, output: Path, output_label: str) -> None:
     """Compare the demo output file with the chapter's expected.txt byte for byte.
 
     Raises:
-        DemoError: if expected.txt or the output is missing, or the bytes
-            differ (the message holds the unified diff and the sync command).
+        DemoError: if expected.txt or the output is missing, if the bytes
+            differ (the message holds the unified diff, its notes and the
+            sync command), or if the output is not valid UTF-8 (no page can
+            show it, even when expected.txt holds the same bytes).
     """
     if not chapter.expected.is_file():
         raise DemoError(
@@ -416,10 +362,24 @@ def compare(chapter: Chapter, output: Path, output_label: str) -> None:
             + f"chapter {chapter.number}: output drifted from {chapter.expected_label}; "
             f"to accept the demo's output run: {chapter.sync_command}"
         )
+    problem = utf8_problem(actual)
+    if problem is not None:
+        raise DemoError(
+            f"chapter {chapter.number}: the demo output {output_label} is not valid UTF-8: "
+            f"{problem}; no page can show it. Make the demo print UTF-8 text, then run: "
+            f"{chapter.sync_command}"
+        )
 
 
-def verify(chapter: Chapter, run_dir: Path) -> str:
+def verify(chapter: Chapter, run_dir: Path, depfile: Path | None = None) -> str:
     """Verify ``run_dir/output.txt``: touch ``verified.stamp`` if equal, else remove it.
+
+    Args:
+        chapter: the chapter whose expected.txt is the reference.
+        run_dir: the run directory holding output.txt.
+        depfile: if given, a Make-style depfile naming expected.txt is written
+            there after a success, so the build notices an edit or removal of
+            expected.txt without declaring it as an input.
 
     Returns:
         The progress line.
@@ -435,27 +395,59 @@ def verify(chapter: Chapter, run_dir: Path) -> str:
         stamp.unlink(missing_ok=True)
         raise
     atomic_write_bytes(stamp, b"")
+    if depfile is not None:
+        atomic_write_text(depfile, f"{_make_escape(stamp)}: {_make_escape(chapter.expected)}\n")
     return f"chapter {chapter.number}: verify ... ok"
 
 
-def sync(chapter: Chapter, run_dir: Path) -> str:
-    """Write ``run_dir/output.txt`` into the chapter's expected.txt if the bytes differ.
+def _make_escape(path: Path) -> str:
+    """An absolute path as a Make-style depfile writes it (backslashes, spaces, ``#`` escaped)."""
+    text = os.path.abspath(path)
+    return text.replace("\\", "\\\\").replace(" ", "\\ ").replace("#", "\\#")
+
+
+def sync(
+    chapter: Chapter, executable: Path, timeout: float, progress: Callable[[str], None] = print
+) -> str:
+    """Run the demo twice and write its output into the chapter's expected.txt if the bytes differ.
 
     Returns:
         The diff (if any) followed by the progress line.
 
     Raises:
-        DemoError: if there is no output to sync; expected.txt is then untouched.
+        DemoError: if a run fails, the two runs print different bytes, or the
+            output is not valid UTF-8; expected.txt is then untouched.
     """
-    output = run_dir / OUTPUT_NAME
-    actual = _read_output(chapter, output)
+    outputs = []
+    for run_number in (1, 2):
+        with tempfile.TemporaryDirectory(prefix=f"llm-sync-{chapter.slug}-") as directory:
+            run = run_demo(chapter, executable, Path(directory), timeout)
+            progress(run_progress(chapter, run).replace(": run ...", f": sync run {run_number} ..."))
+            outputs.append(run.stdout)
+    refused = f"chapter {chapter.number}: sync ... REFUSED"
+    kept = f"{chapter.expected_label} is unchanged"
+    difference = first_difference(outputs[0], outputs[1])
+    if difference is not None:
+        raise DemoError(
+            f"{refused}: the demo's output is nondeterministic: two runs printed different "
+            f"text, first at {difference}. Output that changes from run to run (an address, "
+            f"a time, the order of an unordered container) can never match expected.txt; "
+            f"make the demo print only what it computes. {kept}."
+        )
+    problem = utf8_problem(outputs[0])
+    if problem is not None:
+        raise DemoError(
+            f"{refused}: the demo's output is not valid UTF-8: {problem}; the book's pages "
+            f"are UTF-8 text. {kept}."
+        )
+    actual = outputs[0]
     if not chapter.expected.is_file():
         atomic_write_bytes(chapter.expected, actual)
         return f"chapter {chapter.number}: expected.txt created"
     expected = chapter.expected.read_bytes()
     if expected == actual:
         return f"chapter {chapter.number}: expected.txt already matches"
-    output_label = f"demo output ({chapter.label(output)})"
+    output_label = f"demo output (two runs of {chapter.label(executable)})"
     diff = unified_diff(expected, actual, chapter.expected_label, output_label)
     atomic_write_bytes(chapter.expected, actual)
     return diff + f"chapter {chapter.number}: expected.txt updated"
@@ -509,12 +501,12 @@ def _command_run(arguments: argparse.Namespace, chapter: Chapter) -> None:
 
 def _command_verify(arguments: argparse.Namespace, chapter: Chapter) -> None:
     """``verify``: compare the run's output with expected.txt."""
-    print(verify(chapter, arguments.run_dir))
+    print(verify(chapter, arguments.run_dir, arguments.depfile))
 
 
 def _command_sync(arguments: argparse.Namespace, chapter: Chapter) -> None:
-    """``sync``: copy the run's output into expected.txt."""
-    print(sync(chapter, arguments.run_dir))
+    """``sync``: run the demo twice and write its output into expected.txt."""
+    print(sync(chapter, arguments.executable, arguments.timeout))
 
 
 def _command_check(arguments: argparse.Namespace, chapter: Chapter) -> None:
@@ -559,11 +551,15 @@ def build_parser() -> argparse.ArgumentParser:
     for name, parents, handler, summary in (
         ("run", [common, executable, run_dir], _command_run, "run the demo, accept its output"),
         ("verify", [common, run_dir], _command_verify, "compare output.txt with expected.txt"),
-        ("sync", [common, run_dir], _command_sync, "copy output.txt into expected.txt"),
+        ("sync", [common, executable], _command_sync, "run the demo twice, write expected.txt"),
         ("check", [common, executable], _command_check, "run and compare, writing nothing"),
     ):
         command = commands.add_parser(name, parents=parents, help=summary)
         command.set_defaults(handler=handler)
+        if name == "verify":
+            command.add_argument(
+                "--depfile", type=Path, help="write a depfile naming expected.txt here on success"
+            )
     return parser
 
 

@@ -412,17 +412,7 @@ def resolve_reference(ref: str, root: Path, referrer: str, referrer_line: int) -
             read.
     """
     path_text, name = _split_reference(ref, referrer, referrer_line)
-    try:
-        file, label = _locate(path_text, root, referrer, referrer_line)
-    except (OSError, ValueError, RuntimeError) as error:
-        # A symbolic-link loop (RuntimeError before Python 3.13, OSError after),
-        # a NUL byte (ValueError), a name too long or unreadable (OSError).
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        raise RegionError(
-            referrer,
-            referrer_line,
-            f"region reference path {_quote(path_text)} cannot be resolved: {reason}",
-        ) from error
+    file, label = locate_source(path_text, root, referrer, referrer_line)
     regions = parse_file(file, label)
     if name not in regions:
         raise RegionError(referrer, referrer_line, _unknown_region_message(name, label, regions))
@@ -452,7 +442,34 @@ def _split_reference(ref: str, referrer: str, referrer_line: int) -> tuple[str, 
     return path_text, name
 
 
-def _locate(path_text: str, root: Path, referrer: str, referrer_line: int) -> tuple[Path, str]:
+def locate_source(
+    path_text: str, root: Path, referrer: str = "<path>", referrer_line: int | None = None
+) -> tuple[Path, str]:
+    """The file a reference's path names inside ``root``, and its repository-relative label.
+
+    Used for every path a chapter names (the ``listing()`` macro and the
+    book's ``{listing}`` directive), so both accept exactly the same paths.
+
+    Raises:
+        RegionError: located at ``referrer:referrer_line`` when the path is
+            absolute, leaves the repository (through ``..`` or a symbolic
+            link), names no file, or cannot be resolved at all (a symbolic-link
+            loop, a NUL byte, a name too long).
+    """
+    try:
+        return _locate(path_text, root, referrer, referrer_line)
+    except (OSError, ValueError, RuntimeError) as error:
+        # A symbolic-link loop (RuntimeError before Python 3.13, OSError after),
+        # a NUL byte (ValueError), a name too long or unreadable (OSError).
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        raise RegionError(
+            referrer,
+            referrer_line,
+            f"region reference path {_quote(path_text)} cannot be resolved: {reason}",
+        ) from error
+
+
+def _locate(path_text: str, root: Path, referrer: str, referrer_line: int | None) -> tuple[Path, str]:
     """Resolve a reference's path to a file inside ``root`` and its repo-relative label."""
     if PurePosixPath(path_text).is_absolute() or re.match(r"[A-Za-z]:[\\/]|\\", path_text):
         raise RegionError(

@@ -4,10 +4,16 @@
   its ORIGINAL line numbers (regions may skip the marker lines of nested
   regions, so numbers can jump) and a caption linking to the source line.
   Line numbers sit outside the code's ``<pre>``, so the copy button copies
-  code only.
+  code only. Its ``path#region`` is checked exactly as the ``listing()``
+  macro checks it (tools/regions.py: inside the repository, no symbolic link
+  out, an existing region); a bad reference or a missing or malformed option
+  is a Sphinx error at the page's line, never a crash.
 * ``answer`` directive: content collapsed in ``<details>`` until opened.
 * Source pages: every file shown in a listing is published, highlighted with
-  line anchors, at ``_source/<path>.html``; listings link into it.
+  line anchors, at ``_source/<path>.html``; listings link into it. Only
+  paths the listing directive accepted are published, under their canonical
+  repository-relative name, so no page is read or written outside the
+  repository and the HTML output folder.
 * ``api-header`` directive: the API reference of one public header, built from
   Doxygen's XML as one Breathe directive per class, function, enum and typedef
   declared there (Breathe's own ``doxygenfile`` re-declares the namespace for
@@ -27,6 +33,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 import shutil
 import xml.etree.ElementTree as ElementTree
 from collections import Counter
@@ -63,12 +70,45 @@ def source_root() -> Path:
 
 
 def parse_line_spec(spec: str) -> list[int]:
-    """``12-14,20`` -> ``[12, 13, 14, 20]``."""
+    """``12-14,20`` -> ``[12, 13, 14, 20]``.
+
+    Raises:
+        ValueError: unless every part is ``N`` or ``N-M`` with ``1 <= N <= M``.
+    """
     numbers: list[int] = []
     for part in spec.split(","):
-        first, _, last = part.partition("-")
-        numbers.extend(range(int(first), int(last or first) + 1))
+        match = re.fullmatch(r"\s*([0-9]{1,9})\s*(?:-\s*([0-9]{1,9})\s*)?", part)
+        if match is None:
+            raise ValueError(f"'{part.strip()}' is not a line number N or a range N-M")
+        first, last = int(match.group(1)), int(match.group(2) or match.group(1))
+        if not 1 <= first <= last:
+            raise ValueError(f"'{part.strip()}' is not an increasing range of line numbers")
+        numbers.extend(range(first, last + 1))
     return numbers
+
+
+def _regions_module() -> Any:
+    """tools/regions.py from the repository: the one check of a ``path#region`` reference."""
+    import importlib
+    import sys
+
+    root = str(source_root())
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    return importlib.import_module("tools.regions")
+
+
+def checked_source_path(path: str) -> str | None:
+    """``path`` if it names a file inside the repository (no ``..`` or symbolic link out), else None.
+
+    The canonical repository-relative form is returned, so a page name built
+    from it stays inside ``_source/``.
+    """
+    regions = _regions_module()
+    try:
+        return regions.locate_source(path, source_root())[1]
+    except regions.RegionError:
+        return None
 
 
 def source_page(path: str) -> str:
@@ -88,11 +128,25 @@ class ListingDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         reference = self.arguments[0]
-        path, _, name = reference.partition("#")
-        numbers = parse_line_spec(self.options["lines"])
+        for option in ("caption", "lines"):
+            if option not in self.options:
+                raise self.error(f"listing {reference}: the :{option}: option is missing")
+        try:
+            numbers = parse_line_spec(self.options["lines"])
+        except ValueError as error:
+            raise self.error(f"listing {reference}: :lines: {error}")
         code = "\n".join(self.content)
         if len(numbers) != len(self.content):
             raise self.error(f"listing {reference}: {len(numbers)} line numbers for {len(self.content)} lines")
+        # The same check as the listing() macro's: inside the repository, an existing region.
+        regions = _regions_module()
+        page = self.get_source_info()[0] or self.env.docname
+        try:
+            region = regions.resolve_reference(reference, source_root(), page, self.lineno)
+        except regions.RegionError as error:  # at this line, or at the source file's marker defect
+            raise self.error(f"listing {reference}: {error.message if error.path == page else error}")
+        path, name = region.path, region.name
+        reference = region.reference
 
         sources = getattr(self.env, "llm_listing_sources", {})
         sources.setdefault(self.env.docname, set()).add(path)
@@ -347,8 +401,17 @@ def collect_source_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str
     """Publishes each listed source file, highlighted, with ``L-<n>`` line anchors."""
     paths = sorted(set().union(*getattr(app.env, "llm_listing_sources", {}).values()))
     formatter = HtmlFormatter(linenos="inline", lineanchors="L", anchorlinenos=True)
-    for path in paths:
-        text = (source_root() / path).read_text(encoding="utf-8")
+    for recorded in paths:
+        # Checked again: an environment pickled by an older build may hold any path.
+        path = checked_source_path(recorded)
+        if path is None or path != recorded:
+            logger.warning("listing source %r is not a file inside the repository; not published", recorded)
+            continue
+        try:
+            text = (source_root() / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            logger.warning("listing source %s cannot be read: %s", path, error)
+            continue
         body = highlight(text, CppLexer(), formatter)
         context = {
             "title": path,

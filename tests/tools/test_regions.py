@@ -89,17 +89,16 @@ def test_listing_is_dedented_by_common_indentation_of_non_blank_lines() -> None:
     assert region.lines == ("int a = 0;", "  int b = 1;")
 
 
-def test_tabs_expand_to_eight_columns_before_dedent() -> None:
+def test_tab_indentation_expands_to_eight_columns_before_dedent() -> None:
     text = source(
         "// region: tabs",
         "\tint a;",  # 8 columns
-        "\t    int b;",  # 12 columns
-        "        \tint c;",  # 8 spaces then a tab: 16 columns
-        "  \tint d;",  # a tab after 2 spaces still reaches column 8
+        "\t\tint b;",  # 16 columns
+        "\tint c;\t// a tab after code expands to the next multiple of 8",
         "// endregion: tabs",
     )
     region = parse_regions(SOURCE, text)["tabs"]
-    assert region.lines == ("int a;", "    int b;", "        int c;", "int d;")
+    assert region.lines == ("int a;", "        int b;", "int c;  // a tab after code expands to the next multiple of 8")
 
 
 def test_blank_lines_inside_are_kept_and_edges_trimmed() -> None:
