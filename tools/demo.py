@@ -365,7 +365,7 @@ def compare(chapter: Chapter, output: Path, output_label: str) -> None:
     problem = utf8_problem(actual)
     if problem is not None:
         raise DemoError(
-            f"chapter {chapter.number}: the demo output {output_label} is not valid UTF-8: "
+            f"chapter {chapter.number}: {output_label} is not valid UTF-8: "
             f"{problem}; no page can show it. Make the demo print UTF-8 text, then run: "
             f"{chapter.sync_command}"
         )

@@ -512,7 +512,8 @@ def _count(number: int, noun: str) -> str:
 def _remove_outputs(paths: list[Path], asset_dir: Path) -> None:
     """Delete a failed render's page, the pages built from it and its figure files."""
     for path in paths:
-        path.unlink(missing_ok=True)  # never leave a stale page that looks current
+        if not path.is_dir():
+            path.unlink(missing_ok=True)  # never leave a stale page that looks current
     shutil.rmtree(asset_dir, ignore_errors=True)
 
 
@@ -540,16 +541,17 @@ def main(argv: list[str] | None = None) -> int:
     renderer = ChapterRenderer(
         args.chapter, args.run_dir.resolve(), args.output.resolve(), api_xml=args.api_xml
     )
+    target = args.output
     try:
         page = renderer.render()
         atomic_write_text(args.output, page)
         if args.depfile:
+            target = args.depfile
             renderer.write_depfile(args.depfile.resolve())
     except (RenderError, RegionError) as error:
         message = str(error)
     except OSError as error:  # writing the page or its depfile
-        target = _display_path(Path(error.filename)) if error.filename else _display_path(args.output)
-        message = f"{target}: cannot write: {error.strerror}"
+        message = f"{_display_path(target)}: cannot write: {error.strerror}"
     except Exception as error:  # a defect of the renderer itself: still located, still cleaned up
         message = (
             f"{renderer.source_label}:0: the renderer failed: {type(error).__name__}: {error}\n"

@@ -63,7 +63,7 @@ def run(root: Path, executable: Path, run_dir: Path, timeout: float = 10) -> int
 
 
 def command(name: str, root: Path, run_dir: Path) -> int:
-    """``tools.demo verify`` or ``sync`` in-process; returns the exit status."""
+    """``tools.demo verify`` in-process; returns the exit status."""
     return demo.main([name, "--root", str(root), "--chapter", SLUG, "--run-dir", str(run_dir)])
 
 
@@ -292,38 +292,6 @@ def test_verify_without_output(
     expected(root).write_bytes(b"a\n")
     assert command("verify", root, run_dir) == 1
     assert "no demo output build/chapters/14-scalar-autodiff/output.txt" in capsys.readouterr().err
-
-
-def test_sync_writes_then_verify_passes(
-    root: Path, run_dir: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    expected(root).write_bytes(b"old\n")
-    write_output(run_dir, b"new\n")
-    assert command("sync", root, run_dir) == 0
-    out = capsys.readouterr().out
-    assert "-old\n+new\n" in out and out.endswith("chapter 14: expected.txt updated\n")
-    assert expected(root).read_bytes() == b"new\n"
-    assert command("verify", root, run_dir) == 0
-    assert command("sync", root, run_dir) == 0
-    assert capsys.readouterr().out.endswith("chapter 14: expected.txt already matches\n")
-
-
-def test_sync_creates_missing_expected(
-    root: Path, run_dir: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    write_output(run_dir, b"first\n")
-    assert command("sync", root, run_dir) == 0
-    assert expected(root).read_bytes() == b"first\n"
-    assert capsys.readouterr().out == "chapter 14: expected.txt created\n"
-
-
-def test_sync_refuses_without_output(
-    root: Path, run_dir: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    expected(root).write_bytes(b"keep\n")
-    assert command("sync", root, run_dir) == 1
-    assert "no demo output" in capsys.readouterr().err
-    assert expected(root).read_bytes() == b"keep\n"
 
 
 # --- check, slugs and the module entry point --------------------------------
