@@ -41,10 +41,13 @@ from pathlib import Path
 HELD_VARIABLE = "LLM_BUILD_LOCK"
 
 
-def _holder(descriptor: int) -> str:
-    """The ``PID WHAT`` line the current holder wrote, or a neutral phrase."""
+def _holder(lock_file: Path) -> str:
+    """The ``PID WHAT`` line the current holder wrote, or a neutral phrase.
+
+    Read through a new descriptor: the Makefile opens the lock for appending only.
+    """
     try:
-        text = os.pread(descriptor, 4096, 0).decode("utf-8", errors="replace").strip()
+        text = lock_file.read_bytes()[:4096].decode("utf-8", errors="replace").strip()
     except OSError:
         text = ""
     if not text:
@@ -64,7 +67,7 @@ def acquire(
         fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         report(
-            f"{what}: waiting for {_holder(descriptor)} to finish with {lock_file.parent}/ "
+            f"{what}: waiting for {_holder(lock_file)} to finish with {lock_file.parent}/ "
             f"(lock {lock_file}) ..."
         )
         fcntl.flock(descriptor, fcntl.LOCK_EX)
