@@ -81,7 +81,7 @@ def build_html(
     if marker.exists():
         report(
             "sphinx: the previous Sphinx run did not finish (interrupted or failed); "
-            f"rebuilding {output} from scratch"
+            f"rebuilding {_display(output)} from scratch"
         )
         shutil.rmtree(output, ignore_errors=True)
         shutil.rmtree(doctrees, ignore_errors=True)

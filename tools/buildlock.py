@@ -34,6 +34,7 @@ import contextlib
 import fcntl
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -46,10 +47,15 @@ def _holder(lock_file: Path) -> str:
 
     Read through a new descriptor: the Makefile opens the lock for appending only.
     """
-    try:
-        text = lock_file.read_bytes()[:4096].decode("utf-8", errors="replace").strip()
-    except OSError:
-        text = ""
+    text = ""
+    for _ in range(3):  # the holder may be between taking the lock and naming itself
+        try:
+            text = lock_file.read_bytes()[:4096].decode("utf-8", errors="replace").strip()
+        except OSError:
+            break
+        if text:
+            break
+        time.sleep(0.05)
     if not text:
         return "another build"
     pid, _, what = text.partition(" ")
@@ -72,8 +78,23 @@ def acquire(
         )
         fcntl.flock(descriptor, fcntl.LOCK_EX)
         report(f"{what}: {lock_file.parent}/ is free, continuing")
-    os.ftruncate(descriptor, 0)
-    os.pwrite(descriptor, f"{pid} {what}\n".encode(), 0)
+    _name_holder(lock_file, f"{pid} {what}\n".encode())
+
+
+def _name_holder(lock_file: Path, line: bytes) -> None:
+    """Replace the holder line, through a descriptor of its own.
+
+    The Makefile's descriptor appends, which would put the line after the old
+    one; writing first and truncating after never leaves the file empty. A
+    second descriptor of the file does not release the lock when it closes
+    (``flock`` locks belong to the descriptor that took them).
+    """
+    descriptor = os.open(lock_file, os.O_WRONLY)
+    try:
+        os.pwrite(descriptor, line, 0)
+        os.ftruncate(descriptor, len(line))
+    finally:
+        os.close(descriptor)
 
 
 def already_held(lock_file: Path) -> bool:

@@ -149,7 +149,7 @@ def test_a_failed_run_leaves_no_stamp_and_the_next_run_starts_from_scratch(step:
     assert run_step(step, "ok", messages) == 0
     assert messages[-2] == (
         "sphinx: the previous Sphinx run did not finish (interrupted or failed); "
-        f"rebuilding {step['output']} from scratch"
+        f"rebuilding {book._display(step['output'])} from scratch"
     )
     assert "found leftover" not in step["log"].read_text()
     assert not step["doctrees"].exists() and step["stamp"].is_file()
