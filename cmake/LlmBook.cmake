@@ -29,7 +29,7 @@ file(GLOB_RECURSE llm_region_sources CONFIGURE_DEPENDS
 add_custom_command(
   OUTPUT ${CMAKE_BINARY_DIR}/regions.stamp
   COMMAND ${LLM_PYTHON} -m tools.regions check --stamp ${CMAKE_BINARY_DIR}/regions.stamp
-  DEPENDS ${llm_region_sources} ${CMAKE_SOURCE_DIR}/tools/regions.py
+  DEPENDS ${llm_region_sources} ${CMAKE_SOURCE_DIR}/tools/regions.py ${CMAKE_SOURCE_DIR}/tools/markers.py
   WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
   COMMENT "regions: check every region marker in src/ and chapters/"
   VERBATIM)

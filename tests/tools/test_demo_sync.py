@@ -12,9 +12,22 @@ from pathlib import Path
 
 import pytest
 from test_demo import EXPECTED_LABEL, SLUG, WRITE_TRACE, command, expected, fake_demo, write_output
-from test_demo import root, run_dir  # noqa: F401 (the fixtures, shared with test_demo.py)
 
 from tools import demo
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A repository root with an empty chapter folder (as in test_demo.py)."""
+    root = tmp_path / "repo"
+    (root / "chapters" / SLUG).mkdir(parents=True)
+    return root
+
+
+@pytest.fixture
+def run_dir(root: Path) -> Path:
+    """The chapter's run directory under the temporary build/."""
+    return root / "build" / "chapters" / SLUG
 
 
 def sync(root: Path, executable: Path) -> int:

@@ -7,7 +7,6 @@ checks the exact error and that nothing stale or half-written is left.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
