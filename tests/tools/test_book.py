@@ -65,8 +65,11 @@ def test_hold_waits_for_a_holder_and_reports_it(tmp_path: Path) -> None:
     holder = locked_shell(lock, "make book", "sleep 1")
     assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
     messages: list[str] = []
+    started = time.monotonic()
     with buildlock.hold(lock, "sphinx", report=messages.append):
-        assert holder.poll() is not None  # acquired only once the holder had finished
+        waited = time.monotonic() - started
+    holder.wait(timeout=10)
+    assert waited > 0.5  # acquired only once the holder's "sleep 1" had ended
     assert messages == [
         f"sphinx: waiting for make book (pid {holder.pid}) to finish with {tmp_path}/ (lock {lock}) ...",
         f"sphinx: {tmp_path}/ is free, continuing",
