@@ -43,8 +43,8 @@ help: ## List the targets
 	@echo "  make sync          the same for every chapter"
 	@echo "  make test          GoogleTest suites, one output check per chapter, and the tools' pytest suites"
 	@echo "  make clean         remove everything built in $(BUILD)/"
-	@echo "Two builds in the same BUILD never run at once: the second waits for the first."
 	@echo "  make deps          install missing Debian packages (or print the command to run)"
+	@echo "Two builds in the same BUILD never run at once: the second waits for the first."
 	@echo "Variables: PYTHON=$(PYTHON) BUILD=$(BUILD) CXX=$(CXX) WERROR=$(WERROR) DEMO_TIMEOUT=$(DEMO_TIMEOUT)"
 
 deps: ## Install the Debian packages the build needs
