@@ -141,9 +141,11 @@ Json partitions_json(const CorpusPartitions& partitions) {
 // region: chapter-output
 int main(int argc, char** argv) try {
   const auto trace_path = demo::trace_path(argc, argv);
+  // region: load-and-partition
   const Corpus corpus = Corpus::from_json(book_corpus::corpus_json());
   const SplitManifest manifest = SplitManifest::from_json(book_corpus::split_manifest_json());
   const CorpusPartitions partitions = manifest.partition(corpus);  // every check, or an error
+  // endregion: load-and-partition
 
   std::cout << "corpus checksum: " << corpus.checksum() << '\n';
   std::cout << "documents: " << corpus.documents().size() << '\n';

@@ -106,6 +106,18 @@ Json rules_json(const BpeTokenizer& tokenizer) {
   return rules;
 }
 
+// Two segmentations of the same bytes: what each decodes to, and what
+// encoding those bytes gives back.
+Json segmentations_json(const BpeTokenizer& tokenizer, const Ids& canonical, const Ids& other) {
+  Json entries = Json::array();
+  for (const auto& [name, ids] : {std::pair{"canonical", canonical}, std::pair{"noncanonical", other}}) {
+    const Bytes decoded = tokenizer.decode_content(ids);
+    entries.push_back({{"name", name}, {"ids", ids}, {"decoded", decoded},
+                       {"reencoded", tokenizer.encode_content(decoded)}});
+  }
+  return entries;
+}
+
 }  // namespace
 
 // region: chapter-output
@@ -175,8 +187,7 @@ int main(int argc, char** argv) try {
   demo::write_trace(trace_path, {{"vocabulary_size", layout.vocabulary_size()},
                                  {"rules", rules_json(tokenizer)},
                                  {"cases", {ascii, cyrillic}},
-                                 {"canonical", canonical},
-                                 {"noncanonical", noncanonical}});
+                                 {"segmentations", segmentations_json(tokenizer, canonical, noncanonical)}});
   return 0;
 } catch (const std::exception& error) {
   std::cerr << "chapter 4 demo failed: " << error.what() << '\n';

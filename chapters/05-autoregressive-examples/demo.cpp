@@ -107,7 +107,8 @@ int main(int argc, char** argv) try {
   std::cout << "frozen encoded documents: train=" << encoded.documents(Partition::Train).size()
             << " validation=" << encoded.documents(Partition::Validation).size()
             << " test=" << encoded.documents(Partition::Test).size() << '\n';
-  std::cout << "encoded pairs at context=3 stride=1: train=" << encoded.window_count(Partition::Train, config)
+  std::cout << "encoded pairs at context=" << config.context_length() << " stride=" << config.stride()
+            << ": train=" << encoded.window_count(Partition::Train, config)
             << " validation=" << encoded.window_count(Partition::Validation, config)
             << " test=" << encoded.window_count(Partition::Test, config) << '\n';
   std::cout << "chapter 6 handoff: count each adjacent training-document transition once\n";
