@@ -52,8 +52,9 @@ def _example_label(entry: Trace) -> str:
         return UNKNOWN_FILL if scalar["id"] == 0 else KNOWN_FILL
 
     rows = [
-        f'<TR><TD COLSPAN="{width + 1}" BGCOLOR="{HEADER_FILL}"><B>{html_text(repr_input(entry))}</B>: '
-        f'{entry["byte_count"]} bytes, {entry["scalar_count"]} scalars, {entry["id_count"]} IDs</TD></TR>',
+        f'<TR><TD COLSPAN="{width + 1}" BGCOLOR="{HEADER_FILL}"><B>"{html_text(entry["input"])}"</B>: '
+        f'{entry["byte_count"]} bytes, {entry["scalar_count"]} scalars, {entry["id_count"]} IDs'
+        f"{html_text(mixing_note(entry))}</TD></TR>",
         stage("input unit", [cell(s["text"], len(s["bytes"]), fill(s), True) for s in scalars]),
         stage("UTF-8 bytes", [cell(f"{b} (0x{b:02x})", 1, fill(s)) for s in scalars for b in s["bytes"]]),
         stage("scalar value", [cell(s["label"], len(s["bytes"]), fill(s)) for s in scalars]),
@@ -63,9 +64,12 @@ def _example_label(entry: Trace) -> str:
     return f'<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="5">{"".join(rows)}</TABLE>>'
 
 
-def repr_input(entry: Trace) -> str:
-    """The input in quotes, naming any scalar outside ASCII that looks like an ASCII letter."""
-    return f'"{entry["input"]}"'
+def mixing_note(entry: Trace) -> str:
+    """A warning when an input mixes ASCII and non-ASCII scalars, as a look-alike does."""
+    wide = [s["label"] for s in entry["scalars"] if len(s["bytes"]) > 1]
+    if wide and len(wide) < len(entry["scalars"]):
+        return f" (mixes ASCII with {', '.join(wide)})"
+    return ""
 
 
 def pipeline_figure(trace: Trace, inputs: Sequence[str]) -> str:

@@ -87,8 +87,8 @@ def partitions_figure(trace: Trace) -> str:
     counts = ", ".join(f"{len(documents(trace, p))} {p}" for p in PARTITIONS)
     caption = (
         f"The book's corpus after the frozen split: {counts}. A dashed line joins the two versions of one "
-        "scene, which share a provenance group and therefore a partition. Russian texts take about twice "
-        "as many bytes as scalars (chapter 1)."
+        "scene, which share a provenance group and therefore a partition. The Russian texts have more bytes "
+        "than scalars because each Cyrillic letter takes two bytes (chapter 1)."
     )
     return graphviz("\n".join(lines), caption, "corpus-partitions")
 

@@ -96,7 +96,7 @@ def fixture_figure(trace: Trace) -> str:
         "digraph merges {",
         '  graph [rankdir=LR, nodesep=0.3, ranksep=0.35, bgcolor="transparent"];',
         '  node [shape=plaintext, fontname="Helvetica", fontsize=10];',
-        '  edge [color="#555555"];',
+        '  edge [color="#555555", fontname="Helvetica", fontsize=9];',
     ]
     for index, stage in enumerate(fixture["stages"]):
         lines.append(_stage_node(f"stage{index}", index, fixture["documents"], stage))
