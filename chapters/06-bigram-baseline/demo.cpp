@@ -185,7 +185,7 @@ Json trace_json(const std::vector<std::vector<TokenId>>& documents, const Bigram
           {"fitted_transitions", model.fitted_transitions()},
           {"counts", counts},
           {"row_totals", row_totals},
-          {"rows", {row_json(model, ch06::kA), row_json(model, ch06::kC)}},
+          {"rows", {row_json(model, ch06::kA), row_json(model, ch06::kB), row_json(model, ch06::kC)}},
           {"swapped_row_a", swapped_a},
           {"joined", {{"tokens", one_sequence},
                       {"pairs", one_sequence.size() - 1},
