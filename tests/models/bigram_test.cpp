@@ -187,7 +187,7 @@ TEST(BigramErrors, FitNamesTheFirstTokenOutsideTheVocabulary) {
   EXPECT_EQ(error->document(), 1u);
   EXPECT_EQ(error->position(), 1u);
   EXPECT_STREQ(error->what(),
-               "token ID 9 at position 1 of training document 1 is outside the vocabulary of 5 tokens");
+               "token ID 9 at position 1 of document 1 is outside the vocabulary of 5 tokens");
   // A lone token is checked even though it forms no transition.
   const std::vector<std::vector<TokenId>> lone = {{5}};
   EXPECT_EQ(capture_error<BigramError>([&] { BigramModel::fit(5, 1.0, lone); })->token(), 5u);

@@ -60,7 +60,7 @@ BigramError BigramError::token_out_of_range_in_document(std::size_t vocabulary_s
                                                         std::size_t position) {
   BigramError error(BigramErrorKind::TokenOutOfRange, vocabulary_size,
                     "token ID " + std::to_string(token) + " at position " +
-                        std::to_string(position) + " of training document " +
+                        std::to_string(position) + " of document " +
                         std::to_string(document) + " is outside the vocabulary of " +
                         std::to_string(vocabulary_size) + " tokens");
   error.token_ = token;
@@ -83,7 +83,7 @@ BigramError BigramError::token_out_of_range_in_query(std::size_t vocabulary_size
 
 // region: bigram-fit
 BigramModel BigramModel::fit(std::size_t vocabulary_size, double alpha,
-                             std::span<const std::vector<TokenId>> training_documents) {
+                             std::span<const std::span<const TokenId>> training_documents) {
   // region: bigram-fit-validation
   if (vocabulary_size == 0) throw BigramError::empty_vocabulary();
   const double smoothing_mass = alpha * static_cast<double>(vocabulary_size);
@@ -94,7 +94,7 @@ BigramModel BigramModel::fit(std::size_t vocabulary_size, double alpha,
     throw BigramError::table_too_large(vocabulary_size);
   }
   for (std::size_t document = 0; document < training_documents.size(); ++document) {
-    const std::vector<TokenId>& tokens = training_documents[document];
+    const std::span<const TokenId> tokens = training_documents[document];
     for (std::size_t position = 0; position < tokens.size(); ++position) {
       if (tokens[position] >= vocabulary_size) {
         throw BigramError::token_out_of_range_in_document(vocabulary_size, tokens[position],
@@ -113,7 +113,7 @@ BigramModel BigramModel::fit(std::size_t vocabulary_size, double alpha,
   std::vector<std::uint64_t> row_totals(vocabulary_size, 0);
   // endregion: bigram-fit-validation
   std::uint64_t transitions = 0;
-  for (const std::vector<TokenId>& tokens : training_documents) {
+  for (const std::span<const TokenId> tokens : training_documents) {
     // Pairs are formed inside one document only: position t and t + 1 of the
     // same sequence. Nothing links this document's last token to the next
     // document's first.
@@ -129,6 +129,13 @@ BigramModel BigramModel::fit(std::size_t vocabulary_size, double alpha,
                      training_documents.size(), transitions);
 }
 // endregion: bigram-fit
+
+BigramModel BigramModel::fit(std::size_t vocabulary_size, double alpha,
+                             std::span<const std::vector<TokenId>> training_documents) {
+  const std::vector<std::span<const TokenId>> views(training_documents.begin(),
+                                                    training_documents.end());
+  return fit(vocabulary_size, alpha, views);
+}
 
 BigramModel::BigramModel(std::size_t vocabulary_size, double alpha,
                          std::vector<std::uint64_t> counts, std::vector<std::uint64_t> row_totals,

@@ -49,11 +49,10 @@ class BigramError : public Error {
   double alpha() const noexcept { return alpha_; }
   /// The offending token ID (TokenOutOfRange).
   TokenId token() const noexcept { return token_; }
-  /// Zero-based index of the training document that holds it (TokenOutOfRange
-  /// raised by fit; zero for a query).
+  /// Zero-based index of the document that holds it (TokenOutOfRange raised
+  /// while fitting or scoring documents; zero for a single query).
   std::size_t document() const noexcept { return document_; }
-  /// Zero-based position of the token in that document (TokenOutOfRange
-  /// raised by fit; zero for a query).
+  /// Zero-based position of the token in that document (as document()).
   std::size_t position() const noexcept { return position_; }
 
   static BigramError empty_vocabulary();
@@ -93,7 +92,7 @@ class BigramModel {
   /// @param vocabulary_size V, the number of token IDs; the table is [V, V].
   /// @param alpha the pseudocount added to every cell when the smoothed
   ///        distribution is read (chapter 6 uses 1); it does not change counts.
-  /// @param training_documents the wrapped training documents, one sequence of
+  /// @param training_documents the wrapped training documents, one view of
   ///        token IDs each, in any order (the counts do not depend on it).
   /// @throws BigramError, checked in this order: EmptyVocabulary (V = 0);
   ///         InvalidAlpha (alpha not finite, alpha <= 0, or alpha * V not
@@ -101,6 +100,11 @@ class BigramModel {
   ///         allocated); TokenOutOfRange for the first token >= V, in document
   ///         order and then position order, naming both. Nothing is counted
   ///         until every token has passed.
+  static BigramModel fit(std::size_t vocabulary_size, double alpha,
+                         std::span<const std::span<const TokenId>> training_documents);
+
+  /// The same fit for documents held as vectors (the chapter 6 fixture).
+  /// @throws BigramError as fit() above.
   static BigramModel fit(std::size_t vocabulary_size, double alpha,
                          std::span<const std::vector<TokenId>> training_documents);
   // endregion: bigram-fit-contract
