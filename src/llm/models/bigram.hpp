@@ -18,11 +18,9 @@
 #include <vector>
 
 #include "llm/error.hpp"
+#include "llm/text/bpe_trainer.hpp"  // llm::TokenId, the token IDs the tokenizer produces
 
 namespace llm {
-
-/// A token ID: an index into a vocabulary of V tokens, 0 <= id < V.
-using TokenId = std::uint32_t;
 
 // region: bigram-errors
 /// What the bigram model rejected.
