@@ -1,7 +1,9 @@
 // Chapter 7 demo: mean NLL and perplexity of the fixed examples (two assigned
 // probabilities, the perfect and uniform anchors, an impossible target, an
 // empty request, unequal documents, a shared argmax, an underflowing
-// product). With --trace PATH it writes the same values for the figures.
+// product), then of one bigram model fitted on the book's training documents
+// and scored, unchanged, on training and on validation. With --trace PATH it
+// writes the same values for the figures.
 #include <cmath>
 #include <exception>
 #include <iostream>
@@ -9,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "corpus_scores.hpp"
 #include "demo_trace.hpp"
 #include "fixtures.hpp"
 #include "llm/format.hpp"
@@ -80,6 +83,54 @@ void print_fixed_examples(const FixedExamples& e) {
 }
 // endregion: learner-output
 
+/// `[a, b, c]`: document ids as the demo prints them.
+std::string ids_text(const std::vector<llm::EncodedDocument>& documents) {
+  std::string text = "[";
+  for (std::size_t k = 0; k < documents.size(); ++k) text += (k == 0 ? "" : ", ") + documents[k].id;
+  return text + "]";
+}
+
+/// The corpus part: provenance, the fit, both scores and the target policy.
+struct CorpusEvidence {
+  ch07::FrozenMetricFixture fixture;
+  std::vector<llm::PartitionScore> scores;  ///< one per llm::kScoredPartitions entry
+  ch07::BoundaryEvidence boundary;
+};
+
+// region: learner-corpus-output
+void print_corpus_evidence(const CorpusEvidence& e) {
+  const ch07::FrozenMetricFixture& f = e.fixture;
+  std::cout << "corpus checksum: " << f.corpus_checksum << '\n';
+  std::cout << "split strategy: " << f.split_strategy << '\n';
+  std::cout << "tokenizer: layout=" << f.tokenizer_layout << " requested_merges=" << f.requested_merges
+            << " learned_merges=" << f.learned_merges << " vocabulary=" << f.vocabulary_size
+            << " statistics=" << (f.merges_learned_from_train_only ? "train" : "not-train-only")
+            << '\n';
+  std::cout << "model: alpha=" << format_fixed(f.model.alpha())
+            << " fitted_documents=" << f.model.fitted_documents()
+            << " fitted_transitions=" << f.model.fitted_transitions() << " source=train\n";
+  std::string scored;
+  for (llm::ScoredPartition partition : llm::kScoredPartitions) {
+    scored += (scored.empty() ? "" : ",") + std::string(llm::scored_partition_label(partition));
+  }
+  std::cout << "scored partitions: " << scored
+            << (e.boundary.test_selectable ? " (test selectable)" : " (test unavailable)") << '\n';
+  for (const llm::PartitionScore& score : e.scores) {
+    const std::string_view name = llm::scored_partition_label(score.partition);
+    const LanguageModelMetrics& m = score.metrics;
+    std::cout << name << " documents: "
+              << ids_text(f.encoded.documents(llm::corpus_partition(score.partition))) << '\n';
+    std::cout << name << ": documents=" << score.document_count << " targets=" << m.target_count()
+              << " total_surprise=" << format_fixed(m.total_nll()) << ' '
+              << mean_and_perplexity(m) << '\n';
+  }
+  std::cout << "target policy: BOS=" << (e.boundary.bos_target ? "target" : "context-only")
+            << " EOS=" << (e.boundary.eos_target ? "target" : "not-always-target")
+            << " documents=" << (e.boundary.cross_document ? "joined" : "separate") << '\n';
+  std::cout << "chapter 8 handoff: flat tensor storage and indexing\n";
+}
+// endregion: learner-corpus-output
+
 // --- The trace -----------------------------------------------------------------
 
 using demo::Json;
@@ -129,6 +180,49 @@ Json fixed_examples_json(const FixedExamples& e) {
   };
 }
 
+Json corpus_json(const CorpusEvidence& e) {
+  const ch07::FrozenMetricFixture& f = e.fixture;
+  Json partitions = Json::array();
+  for (const llm::PartitionScore& score : e.scores) {
+    Json ids = Json::array();
+    for (const auto& document : f.encoded.documents(llm::corpus_partition(score.partition))) {
+      ids.push_back(document.id);
+    }
+    partitions.push_back({{"name", llm::scored_partition_label(score.partition)},
+                          {"document_ids", ids},
+                          {"documents", score.document_count},
+                          {"targets", score.metrics.target_count()},
+                          {"total_nll", score.metrics.total_nll()},
+                          {"mean_nll", score.metrics.mean_nll()},
+                          {"perplexity", score.metrics.perplexity()}});
+  }
+  Json documents = Json::array();
+  for (const ch07::DocumentScore& score : ch07::document_scores(f)) {
+    documents.push_back({{"id", score.id},
+                         {"partition", llm::scored_partition_label(score.partition)},
+                         {"targets", score.metrics.target_count()},
+                         {"mean_nll", score.metrics.mean_nll()}});
+  }
+  return {{"checksum", f.corpus_checksum},
+          {"split_strategy", f.split_strategy},
+          {"tokenizer",
+           {{"layout", f.tokenizer_layout},
+            {"requested_merges", f.requested_merges},
+            {"learned_merges", f.learned_merges},
+            {"vocabulary", f.vocabulary_size}}},
+          {"model",
+           {{"alpha", f.model.alpha()},
+            {"fitted_documents", f.model.fitted_documents()},
+            {"fitted_transitions", f.model.fitted_transitions()}}},
+          {"partitions", partitions},
+          {"documents", documents},
+          {"boundary",
+           {{"bos_target", e.boundary.bos_target},
+            {"eos_target", e.boundary.eos_target},
+            {"cross_document", e.boundary.cross_document},
+            {"test_selectable", e.boundary.test_selectable}}}};
+}
+
 }  // namespace
 
 // region: demo-main
@@ -138,8 +232,17 @@ int main(int argc, char** argv) {
     const FixedExamples examples{ch07::tiny_example(),       ch07::scale_anchors(),
                                  ch07::edge_cases(),         ch07::document_weighting(),
                                  ch07::same_argmax(),        ch07::underflow()};
+    CorpusEvidence corpus{ch07::frozen_metric_fixture(), {}, {}};
+    for (llm::ScoredPartition partition : llm::kScoredPartitions) {
+      corpus.scores.push_back(llm::score_bigram_partition(corpus.fixture.model,
+                                                          corpus.fixture.encoded, partition));
+    }
+    corpus.boundary = ch07::boundary_evidence(corpus.fixture.encoded);
+
     print_fixed_examples(examples);
-    demo::write_trace(trace, {{"fixed", fixed_examples_json(examples)}});
+    print_corpus_evidence(corpus);
+    demo::write_trace(trace, {{"fixed", fixed_examples_json(examples)},
+                              {"corpus", corpus_json(corpus)}});
     return 0;
   } catch (const std::exception& error) {
     std::cerr << "chapter 7 demo failed: " << error.what() << '\n';

@@ -7,9 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <span>
 #include <vector>
 
+#include "book_corpus.hpp"
+#include "llm/text/bpe_tokenizer.hpp"
+#include "llm/text/bpe_trainer.hpp"
 #include "support/test_support.hpp"
 
 namespace llm {
@@ -75,6 +79,78 @@ TEST(BigramScoring, NamesTheFirstTokenOutsideTheVocabularyBeforeScoring) {
   EXPECT_EQ(error->document(), 1u);
   EXPECT_EQ(error->position(), 1u);
   EXPECT_EQ(error->token(), 5u);
+}
+
+// The chapter 7 protocol on the book's corpus: 8 merges learned from train,
+// the bigram fitted on the 8 training documents only.
+struct CorpusProtocol {
+  CorpusPartitions partitions = book_corpus::partitions();
+  BpeTokenizer tokenizer = BpeTokenizer::from_training(BpeTrainer(8).train(partitions));
+  EncodedCorpusPartitions encoded = EncodedCorpusPartitions::encode(partitions, tokenizer);
+  BigramModel model = fit_bigram_on_training_partition(tokenizer.vocabulary_size(), 1.0, encoded);
+};
+
+std::size_t pair_count(const std::vector<EncodedDocument>& documents) {
+  std::size_t pairs = 0;
+  for (const EncodedDocument& document : documents) pairs += document.token_ids.size() - 1;
+  return pairs;
+}
+
+TEST(BigramPartitionProtocol, FitsOnTheTrainingDocumentsOnly) {
+  const CorpusProtocol protocol;
+  const auto& train = protocol.encoded.documents(Partition::Train);
+  EXPECT_EQ(protocol.model.vocabulary_size(), 266u);
+  EXPECT_EQ(protocol.model.fitted_documents(), train.size());
+  EXPECT_EQ(protocol.model.fitted_documents(), 8u);
+  EXPECT_EQ(protocol.model.fitted_transitions(), pair_count(train));
+  EXPECT_EQ(protocol.model.fitted_transitions(), 1844u);
+  // Counting the validation documents too would change the table.
+  std::vector<std::span<const TokenId>> train_and_validation;
+  for (Partition partition : {Partition::Train, Partition::Validation}) {
+    for (const EncodedDocument& document : protocol.encoded.documents(partition)) {
+      train_and_validation.emplace_back(document.token_ids);
+    }
+  }
+  const BigramModel leaky = BigramModel::fit(266, 1.0, train_and_validation);
+  EXPECT_NE(leaky.fitted_transitions(), protocol.model.fitted_transitions());
+}
+
+TEST(BigramPartitionProtocol, ScoresEachAllowedPartitionWithTheUnchangedModel) {
+  const CorpusProtocol protocol;
+  const std::uint64_t transitions = protocol.model.fitted_transitions();
+  const std::vector<std::uint64_t> eos_row(protocol.model.counts_row(kEos).begin(),
+                                           protocol.model.counts_row(kEos).end());
+  const PartitionScore train = score_bigram_partition(protocol.model, protocol.encoded, ScoredPartition::Train);
+  const PartitionScore validation =
+      score_bigram_partition(protocol.model, protocol.encoded, ScoredPartition::Validation);
+  EXPECT_EQ(train.partition, ScoredPartition::Train);
+  EXPECT_EQ(train.document_count, 8u);
+  EXPECT_EQ(train.metrics.target_count(), 1844u);
+  EXPECT_EQ(validation.document_count, 2u);
+  EXPECT_EQ(validation.metrics.target_count(), pair_count(protocol.encoded.documents(Partition::Validation)));
+  EXPECT_EQ(validation.metrics.target_count(), 469u);
+  EXPECT_TRUE(std::isfinite(validation.metrics.total_nll())) << "add-one gives every pair p > 0";
+  EXPECT_GT(validation.metrics.mean_nll(), train.metrics.mean_nll());
+  EXPECT_EQ(protocol.model.fitted_transitions(), transitions);
+  EXPECT_EQ(std::vector<std::uint64_t>(protocol.model.counts_row(kEos).begin(),
+                                       protocol.model.counts_row(kEos).end()),
+            eos_row);
+}
+
+TEST(BigramPartitionProtocol, NoScoredPartitionReadsTheTestDocuments) {
+  for (ScoredPartition partition : kScoredPartitions) {
+    EXPECT_NE(corpus_partition(partition), Partition::Test);
+  }
+  EXPECT_EQ(scored_partition_label(ScoredPartition::Train), "train");
+  EXPECT_EQ(scored_partition_label(ScoredPartition::Validation), "validation");
+}
+
+TEST(BigramPartitionProtocol, AModelSmallerThanTheTokenizerIsRefused) {
+  const CorpusProtocol protocol;
+  const auto error = capture_error<BigramError>(
+      [&] { fit_bigram_on_training_partition(258, 1.0, protocol.encoded); });
+  EXPECT_EQ(error->kind(), BigramErrorKind::TokenOutOfRange);
+  EXPECT_GE(error->token(), 258u) << "a merge token the smaller vocabulary cannot hold";
 }
 
 }  // namespace
