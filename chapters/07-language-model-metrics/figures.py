@@ -21,11 +21,17 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Sequence
 
-from tools.figures import fixed, graphviz, matplotlib_svg, plain, svg_figure, table
+from tools.figures import fixed, graphviz, matplotlib_svg, plain, sci, svg_figure, table
 
 Trace = Mapping[str, Any]
 
 FILL = {"input": "#eef3fb", "term": "#fdf1e6", "total": "#f4f4f4", "result": "#e7f2e4"}
+
+
+def number(value: float | str) -> str:
+    """A traced number with twelve decimals; a non-finite one is traced as its
+    printed text (``inf``) and shown as it is."""
+    return value if isinstance(value, str) else fixed(value)
 
 
 def probabilities_text(values: Sequence[float]) -> str:
@@ -78,12 +84,12 @@ def cases_table(fixed_examples: Trace) -> str:
     ]
     body = []
     for name, scored, metrics in rows:
-        body.append([name, scored, f"{metrics['target_count']}", fixed(metrics["mean_nll"]), fixed(metrics["perplexity"])])
+        body.append([name, scored, f"{metrics['target_count']}", number(metrics["mean_nll"]), number(metrics["perplexity"])])
     count = len(weighting["documents"])
     body.append(["two documents, mean of document means (wrong)", documents, f"{count} documents",
                  fixed(weighting["mean_of_document_means"]), fixed(weighting["perplexity_of_document_means"])])
     under = f["underflow"]
-    body.append([f"{under['factors']} halves", f"direct product {under['raw_product']}",
+    body.append([f"{under['factors']} halves", f"direct product {sci(under['raw_product'], 3)}",
                  f"{under['metrics']['target_count']}", fixed(under["metrics"]["mean_nll"]),
                  fixed(under["metrics"]["perplexity"])])
     header = ["example", "assigned probabilities", "$N$", "mean NLL (nats)", "perplexity"]
@@ -174,3 +180,15 @@ def boundary_table(corpus: Trace) -> str:
         ["the bigram scorer can select the test partition", yes_no[boundary["test_selectable"]]],
     ]
     return table(["rule", "in this run"], rows, "Which tokens are scored, checked on the encoded training and validation documents", "boundaries")
+
+
+def scenes_with_more_targets(corpus: Trace, language: str) -> tuple[int, int]:
+    """(how many scenes have more targets in ``language`` than in the other
+    language, how many scenes there are), pairing documents ``en-x``/``ru-x``."""
+    by_scene: dict[str, dict[str, int]] = {}
+    for document in corpus["documents"]:
+        tag, _, scene = document["id"].partition("-")
+        by_scene.setdefault(scene, {})[tag] = document["targets"]
+    pairs = [counts for counts in by_scene.values() if len(counts) == 2]
+    more = sum(1 for counts in pairs if counts[language] > max(v for k, v in counts.items() if k != language))
+    return more, len(pairs)
