@@ -92,12 +92,13 @@ class BigramModel {
   ///        distribution is read (chapter 6 uses 1); it does not change counts.
   /// @param training_documents the wrapped training documents, one view of
   ///        token IDs each, in any order (the counts do not depend on it).
-  /// @throws BigramError, checked in this order: EmptyVocabulary (V = 0);
-  ///         InvalidAlpha (alpha not finite, alpha <= 0, or alpha * V not
-  ///         finite); TableTooLarge (V * V overflows std::size_t or cannot be
-  ///         allocated); TokenOutOfRange for the first token >= V, in document
-  ///         order and then position order, naming both. Nothing is counted
-  ///         until every token has passed.
+  /// @throws BigramError for the first failing check, in this order:
+  ///         EmptyVocabulary (V = 0); InvalidAlpha (alpha not finite,
+  ///         alpha <= 0, or alpha * V not finite); TableTooLarge (V * V
+  ///         overflows std::size_t or cannot be allocated); TokenOutOfRange
+  ///         for the first token >= V, in document order and then position
+  ///         order, naming both. Nothing is counted until every token has
+  ///         passed.
   static BigramModel fit(std::size_t vocabulary_size, double alpha,
                          std::span<const std::span<const TokenId>> training_documents);
 
