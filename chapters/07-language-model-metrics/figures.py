@@ -89,7 +89,7 @@ def cases_table(fixed_examples: Trace) -> str:
     body.append(["two documents, mean of document means (wrong)", documents, f"{count} documents",
                  fixed(weighting["mean_of_document_means"]), fixed(weighting["perplexity_of_document_means"])])
     under = f["underflow"]
-    body.append([f"{under['factors']} halves", f"direct product {sci(under['raw_product'], 3)}",
+    body.append([f"{under['factors']} halves", f"{under['factors']} × 0.5; their direct product is {sci(under['raw_product'], 3)}",
                  f"{under['metrics']['target_count']}", fixed(under["metrics"]["mean_nll"]),
                  fixed(under["metrics"]["perplexity"])])
     header = ["example", "assigned probabilities", "$N$", "mean NLL (nats)", "perplexity"]
@@ -111,10 +111,13 @@ def surprisal_plot(fixed_examples: Trace) -> str:
     figure, axis = plt.subplots(figsize=(6.0, 3.2))
     grid = [k / 400 for k in range(4, 401)]
     axis.plot(grid, [-math.log(p) for p in grid], color="#336699", linewidth=1.5, label="$-\\ln p$")
-    for probability, nll in sorted(points.items()):
+    # Labels stand in a column to the right of the points, each joined to its
+    # point by a thin line, so that close probabilities stay readable.
+    for rank, (probability, nll) in enumerate(sorted(points.items())):
         axis.plot([probability], [nll], "o", color="#b35c00")
-        axis.annotate(f"p = {plain(probability)}\n{fixed(nll, 3)}", (probability, nll),
-                      textcoords="offset points", xytext=(8, 4), fontsize=8)
+        axis.annotate(f"p = {plain(probability)}: {fixed(nll, 3)}", (probability, nll),
+                      xytext=(0.62, 4.9 - 0.55 * rank), fontsize=8,
+                      arrowprops={"arrowstyle": "-", "color": "#999999", "linewidth": 0.6})
     axis.set_xlabel("probability assigned to the observed token, $p$")
     axis.set_ylabel("NLL term (nats)")
     axis.set_xlim(0, 1.02)
@@ -137,34 +140,39 @@ def partitions_table(corpus: Trace) -> str:
 
 
 def documents_plot(corpus: Trace) -> str:
-    """Each document's own mean NLL, and the pooled mean of its partition."""
+    """Each document's own mean NLL (a point), and the pooled mean of its
+    partition (a line across its documents)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     documents = corpus["documents"]
-    pooled = {score["name"]: score["mean_nll"] for score in corpus["partitions"]}
     colors = {"train": "#336699", "validation": "#b35c00"}
-    figure, axis = plt.subplots(figsize=(7.0, 3.4))
-    positions = range(len(documents))
-    axis.bar(list(positions), [document["mean_nll"] for document in documents],
-             color=[colors[document["partition"]] for document in documents])
-    for name, value in pooled.items():
+    figure, axis = plt.subplots(figsize=(7.0, 3.6))
+    for score in corpus["partitions"]:
+        name = score["name"]
         members = [k for k, document in enumerate(documents) if document["partition"] == name]
-        axis.hlines(value, min(members) - 0.4, max(members) + 0.4, colors="black", linewidth=1.2)
-        axis.annotate(f"{name}: {fixed(value, 3)}", (max(members) + 0.4, value), textcoords="offset points",
-                      xytext=(2, 3), fontsize=8, ha="right")
-    axis.set_xticks(list(positions))
+        axis.plot(members, [documents[k]["mean_nll"] for k in members], "o", color=colors[name],
+                  label=f"{name} documents")
+        axis.hlines(score["mean_nll"], min(members) - 0.4, max(members) + 0.4, colors=colors[name],
+                    linewidth=1.2, linestyles="dashed")
+        axis.annotate(f"pooled {name}: {fixed(score['mean_nll'], 3)}", (min(members) - 0.4, score["mean_nll"]),
+                      textcoords="offset points", xytext=(0, 4), fontsize=8, color=colors[name])
+    values = [document["mean_nll"] for document in documents]
+    margin = 0.25 * (max(values) - min(values))
+    axis.set_ylim(min(values) - margin, max(values) + 2 * margin)
+    axis.set_xticks(range(len(documents)))
     axis.set_xticklabels([f"{document['id']} ({document['targets']})" for document in documents],
                          rotation=60, ha="right", fontsize=7)
     axis.set_ylabel("mean NLL (nats per target)")
     axis.grid(True, axis="y", linewidth=0.3)
+    axis.legend(loc="upper left", fontsize=8)
     svg = matplotlib_svg(figure)
     plt.close(figure)
     return svg_figure(
         svg,
-        "Each document's own mean NLL (bars, target count in brackets) and the pooled mean of its partition (lines)",
+        "Each document's own mean NLL (points, target count in brackets) and the pooled mean of its partition (dashed)",
         "documents",
     )
 
