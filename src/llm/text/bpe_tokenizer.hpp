@@ -89,6 +89,9 @@ class TokenizerError : public Error {
   /// Offset of the first byte that is not valid UTF-8 (InvalidUtf8).
   std::size_t valid_up_to() const noexcept { return valid_up_to_; }
 
+  /// @name Factories
+  /// One per kind; each sets the evidence fields and writes the message.
+  ///@{
   static TokenizerError layout_overflow(std::size_t merge_count);
   static TokenizerError unknown_merge_operand(std::size_t rank, TokenId token_id);
   static TokenizerError duplicate_merge_pair(std::size_t rank, TokenPair pair);
@@ -99,6 +102,7 @@ class TokenizerError : public Error {
   static TokenizerError expected_eos(std::size_t position, TokenId found);
   static TokenizerError interior_control_token(std::size_t position, TokenId token_id);
   static TokenizerError invalid_utf8(std::size_t valid_up_to);
+  ///@}
 
  private:
   TokenizerError(TokenizerErrorKind kind, const std::string& message);
@@ -121,7 +125,9 @@ class TokenizerLayout {
   ///         257 + merge_count, would not fit in 32 bits.
   static TokenizerLayout create(std::size_t merge_count);
 
+  /// The layout version, kTokenizerLayoutVersion (1).
   std::uint32_t version() const noexcept { return kTokenizerLayoutVersion; }
+  /// The number of merge tokens, R.
   std::size_t merge_count() const noexcept { return merge_count_; }
   /// 258 + merge_count: every ID is below it.
   std::size_t vocabulary_size() const noexcept { return kFirstMergeTokenId + merge_count_; }
@@ -130,6 +136,7 @@ class TokenizerLayout {
   /// The token of merge `rank`: 258 + rank, or nothing when rank >= merge_count().
   std::optional<TokenId> merge_token_id(std::size_t rank) const;
 
+  /// Two layouts are equal when they have the same number of merges.
   bool operator==(const TokenizerLayout&) const = default;
 
  private:
@@ -140,29 +147,30 @@ class TokenizerLayout {
 /// One frozen merge in both ID spaces: chapter 3's training IDs and the
 /// tokenizer's content IDs (each training ID + 2).
 struct BpeMergeRule {
-  std::size_t rank = 0;
-  TokenPair training_pair;
+  std::size_t rank = 0;           ///< 0 for the first rule; rules apply in rank order
+  TokenPair training_pair;        ///< the two chapter 3 training IDs merged
   TokenId training_token_id = 0;  ///< 256 + rank
   TokenPair content_pair;         ///< training_pair shifted by kContentIdOffset
   TokenId content_token_id = 0;   ///< 258 + rank
 
+  /// Field-by-field equality.
   bool operator==(const BpeMergeRule&) const = default;
 };
 
 /// One rank that changed a sequence while it was encoded.
 struct BpeMergeApplication {
-  std::size_t rank = 0;
-  std::size_t replacements = 0;
-  std::vector<TokenId> before;
-  std::vector<TokenId> after;
+  std::size_t rank = 0;          ///< the rule's rank
+  std::size_t replacements = 0;  ///< non-overlapping replacements it made (at least one)
+  std::vector<TokenId> before;   ///< the content IDs before this rank
+  std::vector<TokenId> after;    ///< the content IDs after it
 };
 
 /// The evidence of one traced encoding: the byte tokens it started from,
 /// each rank that changed them, and the final content IDs.
 struct BpeEncodingTrace {
-  std::vector<TokenId> initial_tokens;
-  std::vector<BpeMergeApplication> applications;
-  std::vector<TokenId> content_tokens;
+  std::vector<TokenId> initial_tokens;            ///< one byte token per input byte
+  std::vector<BpeMergeApplication> applications;  ///< each rank that changed them, in rank order
+  std::vector<TokenId> content_tokens;            ///< the result, as encode_content returns it
 };
 
 /// The frozen tokenizer: merge rules in rank order and the bytes of every
@@ -181,9 +189,11 @@ class BpeTokenizer {
   ///         DuplicateMergePair naming the first offending rank.
   static BpeTokenizer from_merge_pairs(std::span<const TokenPair> training_pairs);
 
+  /// The ID ranges of this tokenizer.
   const TokenizerLayout& layout() const noexcept { return layout_; }
   /// 258 + the number of merges: the number of rows a model's embedding needs.
   std::size_t vocabulary_size() const noexcept { return layout_.vocabulary_size(); }
+  /// The frozen rules in rank order, in both ID spaces.
   const std::vector<BpeMergeRule>& merge_rules() const noexcept { return rules_; }
 
   /// The bytes a content ID stands for, or nothing for BOS, EOS and IDs

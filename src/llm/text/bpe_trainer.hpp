@@ -42,9 +42,10 @@ inline constexpr std::size_t kMaxMergeCount = std::size_t{0xFFFFFFFF} - kByteTok
 /// pairs. The ordering compares left, then right, numerically: the order of
 /// the tie rule.
 struct TokenPair {
-  TokenId left = 0;
-  TokenId right = 0;
+  TokenId left = 0;   ///< the ID of the first token
+  TokenId right = 0;  ///< the ID of the token right after it
 
+  /// Lexicographic order: left first, then right.
   auto operator<=>(const TokenPair&) const = default;
 };
 
@@ -79,10 +80,14 @@ class BpeTrainingError : public Error {
   /// The offending ID (InitialTokenNotByte).
   TokenId token_id() const noexcept { return token_id_; }
 
+  /// @name Factories
+  /// One per kind; each sets the evidence fields and writes the message.
+  ///@{
   static BpeTrainingError too_many_merges(std::size_t requested);
   static BpeTrainingError document_count_mismatch(std::size_t documents, std::size_t sequences);
   static BpeTrainingError initial_token_not_byte(std::size_t sequence_index, std::size_t position,
                                                  TokenId token_id);
+  ///@}
 
  private:
   BpeTrainingError(BpeTrainingErrorKind kind, const std::string& message);
@@ -122,8 +127,8 @@ std::optional<std::pair<TokenPair, std::size_t>> choose_most_frequent_pair(
 
 /// One sequence after one replacement pass, and how many pairs it replaced.
 struct PairReplacement {
-  std::vector<TokenId> tokens;
-  std::size_t replacements = 0;
+  std::vector<TokenId> tokens;    ///< the sequence after the pass
+  std::size_t replacements = 0;   ///< how many pairs it replaced
 };
 
 /// Replaces `pair` by `replacement` scanning left to right: a match emits
@@ -140,6 +145,7 @@ struct MergeRule {
   std::size_t candidate_count = 0;    ///< the pair's overlapping count, which won the round
   std::size_t replacement_count = 0;  ///< non-overlapping replacements made (<= candidate_count)
 
+  /// Field-by-field equality.
   bool operator==(const MergeRule&) const = default;
 };
 
@@ -164,6 +170,7 @@ class BpeTraining {
   /// Every training ID's bytes, indexed by ID.
   const std::vector<std::vector<std::uint8_t>>& vocabulary() const noexcept { return vocabulary_; }
 
+  /// Equal when every rule, byte string, id and final sequence is equal.
   bool operator==(const BpeTraining&) const = default;
 
  private:
@@ -194,6 +201,7 @@ BpeTraining learn_merges(std::size_t max_merges, std::vector<std::string> docume
 /// A trainer with a fixed upper bound on rounds. Taught in chapter 3.
 class BpeTrainer {
  public:
+  /// A trainer that learns at most `max_merges` rules (0 is valid).
   explicit BpeTrainer(std::size_t max_merges) : max_merges_(max_merges) {}
 
   // region: train-on-partitions-contract
@@ -204,6 +212,7 @@ class BpeTrainer {
   BpeTraining train(const CorpusPartitions& partitions) const;
   // endregion: train-on-partitions-contract
 
+  /// The upper bound on rounds given to the constructor.
   std::size_t max_merges() const noexcept { return max_merges_; }
 
  private:

@@ -46,9 +46,13 @@ class CausalWindowError : public Error {
   /// The requested stride S.
   std::size_t stride() const noexcept { return stride_; }
 
+  /// @name Factories
+  /// One per kind; each sets the evidence fields and writes the message.
+  ///@{
   static CausalWindowError zero_context_length(std::size_t stride);
   static CausalWindowError zero_stride(std::size_t context_length);
   static CausalWindowError context_length_overflow(std::size_t context_length, std::size_t stride);
+  ///@}
 
  private:
   CausalWindowError(CausalWindowErrorKind kind, const std::string& message,

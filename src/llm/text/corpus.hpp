@@ -115,6 +115,9 @@ class CorpusError : public Error {
   /// or the JSON parser's own message (InvalidJson).
   const std::string& actual() const noexcept { return actual_; }
 
+  /// @name Factories
+  /// One per kind; each sets the evidence fields and writes the message.
+  ///@{
   static CorpusError invalid_json(std::string source, std::string parser_message);
   static CorpusError invalid_field(std::string source, std::size_t document_position,
                                    std::string field, std::string problem);
@@ -137,6 +140,7 @@ class CorpusError : public Error {
   static CorpusError split_provenance_group(std::string group, std::string document_id,
                                             Partition partition, std::string other_document_id,
                                             Partition other_partition);
+  ///@}
 
  private:
   CorpusError(CorpusErrorKind kind, std::string source, const std::string& message);
@@ -163,6 +167,7 @@ struct Document {
   std::string provenance_group;  ///< shared by a document and its translations
   std::string text;              ///< UTF-8, not empty and not only white space
 
+  /// Field-by-field equality.
   bool operator==(const Document&) const = default;
 };
 
@@ -222,8 +227,11 @@ class SplitManifest {
                 std::vector<std::string> train, std::vector<std::string> validation,
                 std::vector<std::string> test);
 
+  /// The schema version the manifest declares.
   std::uint64_t schema_version() const noexcept { return schema_version_; }
+  /// The checksum of the corpus the manifest was made for (`fnv1a64:...`).
   const std::string& corpus_checksum() const noexcept { return corpus_checksum_; }
+  /// The split strategy the manifest declares.
   const std::string& strategy() const noexcept { return strategy_; }
   /// The ids listed for one partition, in manifest order.
   const std::vector<std::string>& ids(Partition partition) const;

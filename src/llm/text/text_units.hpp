@@ -56,10 +56,14 @@ class TextUnitError : public Error {
   /// The largest ID the vocabulary owns (TokenIdOutOfRange).
   std::size_t max_id() const noexcept { return max_id_; }
 
+  /// @name Factories
+  /// One per kind; each sets the evidence fields and writes the message.
+  ///@{
   static TextUnitError invalid_utf8(std::size_t byte_offset);
   static TextUnitError invalid_scalar(std::uint32_t value);
   static TextUnitError token_id_out_of_range(std::size_t position, std::size_t token_id,
                                              std::size_t max_id);
+  ///@}
 
  private:
   TextUnitError(TextUnitErrorKind kind, const std::string& message);
