@@ -5,8 +5,10 @@
 // invariant broken once in a copy of the book's manifest.
 #include <exception>
 #include <functional>
+#include <stdexcept>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "audit.hpp"
@@ -120,6 +122,19 @@ Json broken_manifests_json(const Corpus& corpus, const SplitManifest& book) {
   return entries;
 }
 
+// The checksum the corpus would have with one space added at the end of the
+// first document's text (the page's second try-it edit).
+std::string checksum_with_one_more_space(std::string_view corpus_json) {
+  std::string edited(corpus_json);
+  const std::string key = "\"text\": \"";
+  std::size_t end = edited.find(key);
+  if (end == std::string::npos) throw std::logic_error("the corpus file has no \"text\": field");
+  end += key.size();
+  while (edited.at(end) != '"') end += edited[end] == '\\' ? 2 : 1;  // skip escaped characters
+  edited.insert(end, " ");
+  return Corpus::from_json(edited).checksum();
+}
+
 Json partitions_json(const CorpusPartitions& partitions) {
   Json result = Json::object();
   for (Partition partition : llm::kPartitions) {
@@ -175,7 +190,9 @@ int main(int argc, char** argv) try {
                                  {"partitions", partitions_json(partitions)},
                                  {"audit", audit_json(audit)},
                                  {"worked_audit", worked_audit_json()},
-                                 {"broken_manifests", broken_manifests_json(corpus, manifest)}});
+                                 {"broken_manifests", broken_manifests_json(corpus, manifest)},
+                                 {"checksum_with_one_more_space",
+                                  checksum_with_one_more_space(book_corpus::corpus_json())}});
   return 0;
 } catch (const std::exception& error) {
   std::cerr << "chapter 2 demo failed: " << error.what() << '\n';

@@ -59,11 +59,16 @@ Json trace_json(const CausalWindowConfig& config, const llm::EncodedCorpusPartit
     }
   }
   const CausalWindowConfig stride_two = CausalWindowConfig::create(3, 2);
+  Json stride_two_totals = Json::object();
+  for (Partition partition : llm::kPartitions) {
+    stride_two_totals[std::string(llm::partition_label(partition))] = encoded.window_count(partition, stride_two);
+  }
   return {{"config", {{"context", config.context_length()},
                       {"stride", config.stride()},
                       {"required", config.required_source_tokens()}}},
           {"tapes", tapes},
           {"stride_two", tape_json("train", "train-a", {0, 41, 42, 43, 44, 1}, stride_two)},
+          {"stride_two_corpus_pairs", stride_two_totals},
           {"documents", documents}};
 }
 

@@ -80,7 +80,8 @@ class TextUnitError : public Error {
 // region: text-representations
 /// The bytes of `text` exactly as stored, one element per byte.
 /// `"кот"` gives [208, 186, 208, 190, 209, 130]: six bytes for three letters.
-/// Never throws for a valid string: bytes need no decoding.
+/// Bytes need no decoding, so any string has this view; it throws nothing
+/// but std::bad_alloc.
 std::vector<std::uint8_t> utf8_bytes(std::string_view text);
 
 /// The Unicode scalar values `text` encodes, in order, one per UTF-8 sequence.
