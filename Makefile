@@ -13,6 +13,9 @@ GENERATOR ?= $(if $(shell command -v ninja),Ninja,Unix Makefiles)
 
 CHAPTERS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard chapters/[0-9]*/chapter.md chapters/[0-9]*/CMakeLists.txt)))))
 CHAPTER_NUMBERS := $(foreach c,$(CHAPTERS),$(firstword $(subst -, ,$(c))))
+# Chapters declared with llm_chapter(NO_DEMO) have a page but no demo to run or sync.
+NO_DEMO_CHAPTERS := $(notdir $(patsubst %/,%,$(dir $(shell grep -l 'llm_chapter.*NO_DEMO' chapters/[0-9]*/CMakeLists.txt 2>/dev/null))))
+DEMO_CHAPTERS := $(filter-out $(NO_DEMO_CHAPTERS),$(CHAPTERS))
 CONFIGURE_ARGS := -G "$(GENERATOR)" -DCMAKE_CXX_COMPILER=$(CXX) -DLLM_PYTHON=$(PYTHON) -DLLM_WERROR=$(WERROR) -DLLM_DEMO_TIMEOUT=$(DEMO_TIMEOUT)
 CMAKE_BUILD := cmake --build $(BUILD) --target
 
@@ -68,7 +71,9 @@ chapter-%: FORCE
 	number=$${slug%%-*}; \
 	$(MAKE) --no-print-directory deps || exit 1; \
 	$(LOCK) && $(CONFIGURE) || exit 1; \
-	if [ '$(SYNC)' = 1 ]; then \
+	if [ '$(SYNC)' = 1 ] && [ -n '$(filter $*-% $*,$(NO_DEMO_CHAPTERS))' ]; then \
+	  echo "chapter $$number: no demo (llm_chapter(NO_DEMO)), nothing to sync"; \
+	elif [ '$(SYNC)' = 1 ]; then \
 	  $(CMAKE_BUILD) chapter-$$number-sync || exit 1; \
 	fi; \
 	$(CMAKE_BUILD) chapter-$$number && \
@@ -79,7 +84,7 @@ chapter-:
 
 sync: deps ## Accept every chapter's output into its expected.txt
 	@$(LOCK) && $(CONFIGURE) && \
-	$(CMAKE_BUILD) $(foreach c,$(CHAPTERS),chapter-$(firstword $(subst -, ,$(c)))-sync) && \
+	$(CMAKE_BUILD) $(foreach c,$(DEMO_CHAPTERS),chapter-$(firstword $(subst -, ,$(c)))-sync) && \
 	$(CMAKE_BUILD) $(foreach c,$(CHAPTERS),chapter-$(firstword $(subst -, ,$(c))))
 
 test: deps ## GoogleTest + chapter output checks + pytest

@@ -10,10 +10,15 @@
 # expected.txt and chapter.md reach Ninja through the steps' depfiles, not as
 # declared inputs, so a missing file is reported by the tool that needs it
 # (with the command that creates it), never as Ninja's "missing and no known rule".
+#
+# llm_chapter(NO_DEMO): a chapter without a demo program (the orientation
+# chapter 00). It has no *.cpp, no expected.txt and no output check; its one
+# target, chapter-NN, renders chapter.md with `tools.render --no-demo`, which
+# fails naming the line if the page calls output() or reads the trace.
 set(LLM_TOOL_SOURCES_GLOB ${CMAKE_SOURCE_DIR}/tools/*.py)
 
 function(llm_chapter)
-  cmake_parse_arguments(ARG "" "" "LIBRARIES" ${ARGN})
+  cmake_parse_arguments(ARG "NO_DEMO" "" "LIBRARIES" ${ARGN})
   get_filename_component(slug ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   string(REGEX MATCH "^[0-9]+" number ${slug})
   set(demo chapter-${number}-demo)
@@ -24,6 +29,14 @@ function(llm_chapter)
   file(GLOB tool_sources CONFIGURE_DEPENDS ${LLM_TOOL_SOURCES_GLOB})
 
   file(GLOB demo_sources CONFIGURE_DEPENDS *.cpp)
+  if(ARG_NO_DEMO)
+    if(demo_sources OR ARG_LIBRARIES)
+      message(FATAL_ERROR "chapters/${slug}: llm_chapter(NO_DEMO) declares a chapter without a demo, "
+                          "but the folder has demo sources or the call names LIBRARIES; drop NO_DEMO or them")
+    endif()
+    _llm_chapter_without_demo(${slug} ${number} ${page} ${run_dir} "${tool_sources}")
+    return()
+  endif()
   if(NOT demo_sources)
     message(FATAL_ERROR "chapters/${slug}: llm_chapter() found no demo sources (*.cpp) in the folder")
   endif()
@@ -78,4 +91,23 @@ function(llm_chapter)
            COMMAND ${LLM_PYTHON} -m tools.demo check --chapter ${slug}
                    --executable $<TARGET_FILE:${demo}> --timeout ${LLM_DEMO_TIMEOUT}
            WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+endfunction()
+
+# The page of a chapter without a demo: render only, from chapter.md and the
+# files its figures read (the depfile lists them), with no run or verify step.
+function(_llm_chapter_without_demo slug number page run_dir tool_sources)
+  add_custom_command(
+    OUTPUT ${page}
+    COMMAND ${LLM_PYTHON} -m tools.render --chapter ${slug} --no-demo
+            --output ${page} --depfile ${run_dir}/page.d --api-xml ${LLM_DOXYGEN_XML}
+            --stale ${LLM_HTML}/chapters/${slug}.html
+    DEPENDS ${LLM_DOXYGEN_XML}/index.xml ${tool_sources}
+    DEPFILE ${run_dir}/page.d
+    WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
+    COMMENT "chapter ${number}: render page (no demo)"
+    VERBATIM)
+  add_custom_target(chapter-${number} DEPENDS ${page})
+  add_dependencies(chapter-${number} api-xml)
+  set_property(GLOBAL APPEND PROPERTY LLM_CHAPTER_PAGES ${page})
+  set_property(GLOBAL APPEND PROPERTY LLM_CHAPTER_TARGETS chapter-${number})
 endfunction()

@@ -18,6 +18,11 @@ A chapter's text is MyST Markdown processed by Jinja2. The template sees:
     ``Chapter 15`` as a link to chapter 15's page when that chapter is written,
     as plain text when it is not yet; a number outside the course is an error.
 
+A chapter without a demo (``llm_chapter(NO_DEMO)`` in its CMakeLists.txt, such
+as the orientation chapter 00) is rendered with ``--no-demo`` and no run
+directory: its figures come from data files in its own folder, and
+``output()`` or ``trace`` in its chapter.md is an error naming the line.
+
 Besides the nine sections, the renderer checks the chapter standard of
 docs/authoring.md: one ``{key-ideas}`` box of three to five points in the
 hand-off section, at least two ``{try-it}`` edits in the exercises section,
@@ -268,8 +273,18 @@ class ChapterRenderer:
     """Renders one chapter; holds the paths, the sandboxed environment and the page's blocks."""
 
     def __init__(
-        self, slug: str, run_dir: Path, output: Path, root: Path | None = None, api_xml: Path | None = None
+        self,
+        slug: str,
+        run_dir: Path | None,
+        output: Path,
+        root: Path | None = None,
+        api_xml: Path | None = None,
+        has_demo: bool = True,
     ) -> None:
+        """``run_dir`` holds the demo's verified output and trace; it may be
+        None only for a chapter without a demo (``has_demo=False``)."""
+        if has_demo and run_dir is None:
+            raise ValueError(f"chapter {slug}: a chapter with a demo needs its run directory")
         self.root = root or repository_root()
         self.slug = slug
         self.number = chapter_number(slug)
@@ -279,6 +294,7 @@ class ChapterRenderer:
         self.run_dir = run_dir
         self.output = output
         self.api_xml = api_xml
+        self.has_demo = has_demo
         self.context = figures.RenderContext(
             slug=slug, asset_dir=output.parent / slug, asset_prefix=slug
         )
@@ -349,8 +365,17 @@ class ChapterRenderer:
         slug = chapters.written_chapters(self.root).get(value)
         return f"[{label}]({slug}.md)" if slug is not None else label
 
+    def _no_demo_hint(self) -> str:
+        return (
+            f"chapter {self.number} has no demo (llm_chapter(NO_DEMO) in chapters/{self.slug}/CMakeLists.txt), "
+            "so there is no output and no trace; draw its figures from data files in its folder, "
+            "or give the chapter a demo"
+        )
+
     def output_block(self) -> str:
         """The verified demo output as a text block."""
+        if not self.has_demo or self.run_dir is None:
+            raise RenderError(f"{self.source_label}:{template_line() or 0}: output(): {self._no_demo_hint()}")
         output = self.run_dir / "output.txt"
         stamp = self.run_dir / "verified.stamp"
         if not output.exists() or not stamp.exists() or stamp.stat().st_mtime < output.stat().st_mtime:
@@ -372,6 +397,8 @@ class ChapterRenderer:
 
     def _load_trace(self) -> Any:
         """The demo's JSON trace, or a RenderError naming trace.json and the line."""
+        if not self.has_demo or self.run_dir is None:
+            return jinja2.StrictUndefined(hint=f"trace: {self._no_demo_hint()}", name="trace")
         path = self.run_dir / "trace.json"
         label = _display_path(path)
         if not path.exists():
@@ -521,7 +548,12 @@ def main(argv: list[str] | None = None) -> int:
     """Command-line entry point; returns the process exit status."""
     parser = argparse.ArgumentParser(prog="python -m tools.render", description=__doc__.splitlines()[0])
     parser.add_argument("--chapter", required=True, help="chapter folder name, e.g. 14-scalar-autodiff")
-    parser.add_argument("--run-dir", required=True, type=Path, help="where the demo's output.txt and trace.json are")
+    parser.add_argument("--run-dir", type=Path, help="where the demo's output.txt and trace.json are")
+    parser.add_argument(
+        "--no-demo",
+        action="store_true",
+        help="the chapter has no demo (llm_chapter(NO_DEMO)): no run directory, no output() and no trace",
+    )
     parser.add_argument("--output", required=True, type=Path, help="the rendered page to write")
     parser.add_argument("--depfile", type=Path, help="write a Make-style depfile of the page's inputs here")
     parser.add_argument(
@@ -536,10 +568,16 @@ def main(argv: list[str] | None = None) -> int:
         help="another page built from this one (the HTML), deleted if rendering fails (repeatable)",
     )
     args = parser.parse_args(argv)
+    if args.run_dir is None and not args.no_demo:
+        parser.error("--run-dir is required unless the chapter has no demo (--no-demo)")
 
     started = time.monotonic()
     renderer = ChapterRenderer(
-        args.chapter, args.run_dir.resolve(), args.output.resolve(), api_xml=args.api_xml
+        args.chapter,
+        None if args.no_demo else args.run_dir.resolve(),
+        args.output.resolve(),
+        api_xml=args.api_xml,
+        has_demo=not args.no_demo,
     )
     target = args.output
     try:

@@ -1,0 +1,82 @@
+// Mean NLL and perplexity from assigned probabilities (chapter 7): validate,
+// add -ln p in log space, divide by the target count, exponentiate.
+#include "llm/evaluation/language_model_metrics.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "llm/format.hpp"
+
+namespace llm {
+
+std::string_view metric_error_kind_name(MetricErrorKind kind) {
+  switch (kind) {
+    case MetricErrorKind::EmptyTargets:
+      return "empty-targets";
+    case MetricErrorKind::InvalidProbability:
+      return "invalid-probability";
+  }
+  return "unknown";
+}
+
+MetricError::MetricError(MetricErrorKind kind, const std::string& message)
+    : Error(message), kind_(kind) {}
+
+MetricError MetricError::empty_targets() {
+  return MetricError(MetricErrorKind::EmptyTargets, "assigned probabilities must not be empty");
+}
+
+MetricError MetricError::invalid_probability(std::size_t index, double probability) {
+  MetricError error(MetricErrorKind::InvalidProbability,
+                    "assigned probability at index " + std::to_string(index) +
+                        " must be finite and within [0, 1], got " + format_shortest(probability));
+  error.index_ = index;
+  error.probability_ = probability;
+  return error;
+}
+
+namespace {
+
+// Whether a probability can be scored: a number in the closed interval [0, 1].
+// NaN fails both comparisons; -0.0 passes and counts as zero.
+bool is_probability(double value) { return value >= 0.0 && value <= 1.0; }
+
+}  // namespace
+
+LanguageModelMetrics::LanguageModelMetrics(double total_nll, std::size_t target_count)
+    : total_nll_(total_nll),
+      target_count_(target_count),
+      mean_nll_(total_nll / static_cast<double>(target_count)),
+      perplexity_(std::exp(mean_nll_)) {}
+
+// region: nll-accumulator
+void NllAccumulator::add(double probability) {
+  if (!is_probability(probability)) {
+    throw MetricError::invalid_probability(target_count_, probability);
+  }
+  // -ln p: 0 for p = 1, +inf for p = 0, and +inf stays +inf once reached.
+  total_nll_ += -std::log(probability);
+  target_count_ += 1;
+}
+
+LanguageModelMetrics NllAccumulator::finish() const {
+  if (target_count_ == 0) throw MetricError::empty_targets();
+  return LanguageModelMetrics(total_nll_, target_count_);
+}
+// endregion: nll-accumulator
+
+// region: score-assigned-probabilities
+LanguageModelMetrics score_assigned_probabilities(std::span<const double> probabilities) {
+  if (probabilities.empty()) throw MetricError::empty_targets();
+  for (std::size_t index = 0; index < probabilities.size(); ++index) {
+    if (!is_probability(probabilities[index])) {
+      throw MetricError::invalid_probability(index, probabilities[index]);
+    }
+  }
+  NllAccumulator accumulator;
+  for (double probability : probabilities) accumulator.add(probability);
+  return accumulator.finish();
+}
+// endregion: score-assigned-probabilities
+
+}  // namespace llm

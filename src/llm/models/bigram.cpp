@@ -1,0 +1,230 @@
+// The bigram model of chapter 6: validate a whole training request, count
+// each transition inside each document once, then read rows as maximum-
+// likelihood or add-alpha distributions. See bigram.hpp for the contracts.
+#include "llm/models/bigram.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "llm/format.hpp"
+
+namespace llm {
+
+// --- Errors -------------------------------------------------------------------
+
+std::string_view bigram_error_kind_name(BigramErrorKind kind) {
+  switch (kind) {
+    case BigramErrorKind::EmptyVocabulary:
+      return "empty-vocabulary";
+    case BigramErrorKind::InvalidAlpha:
+      return "invalid-alpha";
+    case BigramErrorKind::TableTooLarge:
+      return "table-too-large";
+    case BigramErrorKind::TokenOutOfRange:
+      return "token-out-of-range";
+  }
+  return "unknown";
+}
+
+BigramError::BigramError(BigramErrorKind kind, std::size_t vocabulary_size,
+                         const std::string& message)
+    : Error(message), kind_(kind), vocabulary_size_(vocabulary_size) {}
+
+BigramError BigramError::empty_vocabulary() {
+  return BigramError(BigramErrorKind::EmptyVocabulary, 0,
+                     "a bigram model needs a vocabulary of at least one token, but V = 0");
+}
+
+BigramError BigramError::invalid_alpha(std::size_t vocabulary_size, double alpha) {
+  BigramError error(BigramErrorKind::InvalidAlpha, vocabulary_size,
+                    "the smoothing amount alpha must be finite and positive with a finite "
+                    "alpha * V, but alpha = " +
+                        format_shortest(alpha) + " for V = " + std::to_string(vocabulary_size));
+  error.alpha_ = alpha;
+  return error;
+}
+
+BigramError BigramError::table_too_large(std::size_t vocabulary_size) {
+  return BigramError(BigramErrorKind::TableTooLarge, vocabulary_size,
+                     "the [V, V] count table for V = " + std::to_string(vocabulary_size) +
+                         " does not fit in memory");
+}
+
+BigramError BigramError::token_out_of_range_in_document(std::size_t vocabulary_size, TokenId token,
+                                                        std::size_t document,
+                                                        std::size_t position) {
+  BigramError error(BigramErrorKind::TokenOutOfRange, vocabulary_size,
+                    "token ID " + std::to_string(token) + " at position " +
+                        std::to_string(position) + " of document " +
+                        std::to_string(document) + " is outside the vocabulary of " +
+                        std::to_string(vocabulary_size) + " tokens");
+  error.token_ = token;
+  error.document_ = document;
+  error.position_ = position;
+  return error;
+}
+
+BigramError BigramError::token_out_of_range_in_query(std::size_t vocabulary_size, TokenId token,
+                                                     std::string_view role) {
+  BigramError error(BigramErrorKind::TokenOutOfRange, vocabulary_size,
+                    std::string(role) + " token ID " + std::to_string(token) +
+                        " is outside the vocabulary of " + std::to_string(vocabulary_size) +
+                        " tokens");
+  error.token_ = token;
+  return error;
+}
+
+// --- Fitting ------------------------------------------------------------------
+
+// region: bigram-fit
+BigramModel BigramModel::fit(std::size_t vocabulary_size, double alpha,
+                             std::span<const std::span<const TokenId>> training_documents) {
+  // region: bigram-fit-validation
+  if (vocabulary_size == 0) throw BigramError::empty_vocabulary();
+  const double smoothing_mass = alpha * static_cast<double>(vocabulary_size);
+  if (!std::isfinite(alpha) || alpha <= 0.0 || !std::isfinite(smoothing_mass)) {
+    throw BigramError::invalid_alpha(vocabulary_size, alpha);
+  }
+  if (vocabulary_size > std::numeric_limits<std::size_t>::max() / vocabulary_size) {
+    throw BigramError::table_too_large(vocabulary_size);
+  }
+  for (std::size_t document = 0; document < training_documents.size(); ++document) {
+    const std::span<const TokenId> tokens = training_documents[document];
+    for (std::size_t position = 0; position < tokens.size(); ++position) {
+      if (tokens[position] >= vocabulary_size) {
+        throw BigramError::token_out_of_range_in_document(vocabulary_size, tokens[position],
+                                                          document, position);
+      }
+    }
+  }
+  std::vector<std::uint64_t> counts;
+  try {
+    counts.assign(vocabulary_size * vocabulary_size, 0);
+  } catch (const std::bad_alloc&) {
+    throw BigramError::table_too_large(vocabulary_size);
+  } catch (const std::length_error&) {  // more cells than a vector can hold
+    throw BigramError::table_too_large(vocabulary_size);
+  }
+  std::vector<std::uint64_t> row_totals(vocabulary_size, 0);
+  // endregion: bigram-fit-validation
+  std::uint64_t transitions = 0;
+  for (const std::span<const TokenId> tokens : training_documents) {
+    // Pairs are formed inside one document only: position t and t + 1 of the
+    // same sequence. Nothing links this document's last token to the next
+    // document's first.
+    for (std::size_t t = 0; t + 1 < tokens.size(); ++t) {
+      const std::size_t from = tokens[t];
+      const std::size_t to = tokens[t + 1];
+      counts[from * vocabulary_size + to] += 1;
+      row_totals[from] += 1;
+      transitions += 1;
+    }
+  }
+  return BigramModel(vocabulary_size, alpha, std::move(counts), std::move(row_totals),
+                     training_documents.size(), transitions);
+}
+// endregion: bigram-fit
+
+BigramModel BigramModel::fit(std::size_t vocabulary_size, double alpha,
+                             std::span<const std::vector<TokenId>> training_documents) {
+  const std::vector<std::span<const TokenId>> views(training_documents.begin(),
+                                                    training_documents.end());
+  return fit(vocabulary_size, alpha, views);
+}
+
+BigramModel::BigramModel(std::size_t vocabulary_size, double alpha,
+                         std::vector<std::uint64_t> counts, std::vector<std::uint64_t> row_totals,
+                         std::size_t fitted_documents, std::uint64_t fitted_transitions)
+    : vocabulary_size_(vocabulary_size),
+      alpha_(alpha),
+      counts_(std::move(counts)),
+      row_totals_(std::move(row_totals)),
+      fitted_documents_(fitted_documents),
+      fitted_transitions_(fitted_transitions) {}
+
+// --- Reading the table ----------------------------------------------------------
+
+std::size_t BigramModel::checked_index(TokenId token, std::string_view role) const {
+  if (token >= vocabulary_size_) {
+    throw BigramError::token_out_of_range_in_query(vocabulary_size_, token, role);
+  }
+  return token;
+}
+
+std::uint64_t BigramModel::count(TokenId from, TokenId to) const {
+  const std::size_t row = checked_index(from, "current");
+  const std::size_t column = checked_index(to, "next");
+  return counts_[row * vocabulary_size_ + column];
+}
+
+std::span<const std::uint64_t> BigramModel::counts_row(TokenId from) const {
+  const std::size_t row = checked_index(from, "current");
+  return std::span<const std::uint64_t>(counts_).subspan(row * vocabulary_size_,
+                                                         vocabulary_size_);
+}
+
+std::uint64_t BigramModel::row_total(TokenId from) const {
+  return row_totals_[checked_index(from, "current")];
+}
+
+// region: bigram-maximum-likelihood
+std::optional<std::vector<double>> BigramModel::maximum_likelihood_distribution(
+    TokenId from) const {
+  const std::span<const std::uint64_t> row = counts_row(from);
+  const std::uint64_t total = row_totals_[from];
+  if (total == 0) return std::nullopt;  // no evidence leaves `from`: no row to normalize
+  std::vector<double> distribution;
+  distribution.reserve(row.size());
+  for (std::uint64_t count : row) {
+    distribution.push_back(static_cast<double>(count) / static_cast<double>(total));
+  }
+  return distribution;
+}
+
+std::optional<double> BigramModel::maximum_likelihood_probability(TokenId from, TokenId to) const {
+  const std::uint64_t cell = count(from, to);
+  const std::uint64_t total = row_totals_[from];
+  if (total == 0) return std::nullopt;
+  return static_cast<double>(cell) / static_cast<double>(total);  // 0 here is a defined zero
+}
+// endregion: bigram-maximum-likelihood
+
+// region: bigram-add-alpha
+double BigramModel::smoothing_denominator(TokenId from) const {
+  // alpha is added to each of the V cells, so the row total grows by alpha * V.
+  return static_cast<double>(row_total(from)) + alpha_ * static_cast<double>(vocabulary_size_);
+}
+
+double BigramModel::smoothed_probability(TokenId from, TokenId to) const {
+  const double numerator = static_cast<double>(count(from, to)) + alpha_;
+  return numerator / smoothing_denominator(from);
+}
+
+std::vector<double> BigramModel::smoothed_distribution(TokenId from) const {
+  const std::span<const std::uint64_t> row = counts_row(from);
+  const double denominator = smoothing_denominator(from);
+  std::vector<double> distribution;
+  distribution.reserve(row.size());
+  for (std::uint64_t count : row) {
+    distribution.push_back((static_cast<double>(count) + alpha_) / denominator);
+  }
+  return distribution;
+}
+// endregion: bigram-add-alpha
+
+std::vector<TokenId> BigramModel::most_likely_next_tokens(TokenId from) const {
+  const std::span<const std::uint64_t> row = counts_row(from);
+  const std::uint64_t largest = *std::max_element(row.begin(), row.end());  // V >= 1
+  std::vector<TokenId> tokens;
+  for (std::size_t next = 0; next < row.size(); ++next) {
+    if (row[next] == largest) tokens.push_back(static_cast<TokenId>(next));
+  }
+  return tokens;
+}
+
+}  // namespace llm

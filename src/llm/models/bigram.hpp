@@ -1,0 +1,183 @@
+// The count-based bigram language model: a table of next-token counts fitted
+// from separate training documents, read as a maximum-likelihood or an
+// add-alpha smoothed distribution. Taught in chapter 6; chapter 7 scores it.
+//
+// Shape legend: V is the vocabulary size. The count table is [V, V], row i
+// (the current token) by column j (the next token), stored row-major. A
+// training document is one sequence of token IDs already wrapped with its
+// boundary tokens (BOS ... EOS); documents are never joined, so no transition
+// from the end of one document to the start of the next is ever counted.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llm/error.hpp"
+#include "llm/text/bpe_trainer.hpp"  // llm::TokenId, the token IDs the tokenizer produces
+
+namespace llm {
+
+// region: bigram-errors
+/// What the bigram model rejected.
+enum class BigramErrorKind {
+  EmptyVocabulary,  ///< V = 0: no token could be counted or predicted
+  InvalidAlpha,     ///< alpha is not finite and positive, or alpha * V is not finite
+  TableTooLarge,    ///< the [V, V] count table cannot be counted or allocated
+  TokenOutOfRange,  ///< a token ID is not smaller than V
+};
+
+/// Stable kebab-case name of a kind, e.g. `token-out-of-range`.
+std::string_view bigram_error_kind_name(BigramErrorKind kind);
+
+/// An error of the chapter 6 bigram model. It is thrown only while
+/// validating, before anything is counted or returned, so a failed fit
+/// creates no model and a failed query changes nothing. Fields a kind does
+/// not use are zero.
+class BigramError : public Error {
+ public:
+  BigramErrorKind kind() const noexcept { return kind_; }
+  /// The vocabulary size V of the request (every kind).
+  std::size_t vocabulary_size() const noexcept { return vocabulary_size_; }
+  /// The rejected smoothing amount (InvalidAlpha).
+  double alpha() const noexcept { return alpha_; }
+  /// The offending token ID (TokenOutOfRange).
+  TokenId token() const noexcept { return token_; }
+  /// Zero-based index of the document that holds it (TokenOutOfRange raised
+  /// while fitting or scoring documents; zero for a single query).
+  std::size_t document() const noexcept { return document_; }
+  /// Zero-based position of the token in that document (as document()).
+  std::size_t position() const noexcept { return position_; }
+
+  static BigramError empty_vocabulary();
+  static BigramError invalid_alpha(std::size_t vocabulary_size, double alpha);
+  static BigramError table_too_large(std::size_t vocabulary_size);
+  static BigramError token_out_of_range_in_document(std::size_t vocabulary_size, TokenId token,
+                                                     std::size_t document, std::size_t position);
+  static BigramError token_out_of_range_in_query(std::size_t vocabulary_size, TokenId token,
+                                                 std::string_view role);
+
+ private:
+  BigramError(BigramErrorKind kind, std::size_t vocabulary_size, const std::string& message);
+
+  BigramErrorKind kind_;
+  std::size_t vocabulary_size_;
+  double alpha_ = 0.0;
+  TokenId token_ = 0;
+  std::size_t document_ = 0;
+  std::size_t position_ = 0;
+};
+// endregion: bigram-errors
+
+/// A frozen bigram model: transition counts C[i, j] fitted once from training
+/// documents, and the smoothing amount alpha used to read them as
+/// probabilities. Immutable after fit(): scoring any data, training or held
+/// out, never changes a count. Taught in chapter 6.
+class BigramModel {
+ public:
+  // region: bigram-fit-contract
+  /// Counts every adjacent pair (z_t, z_{t+1}) inside each training document
+  /// once: C[i, j] is the number of such pairs with z_t = i and z_{t+1} = j.
+  /// Documents stay separate: the last token of one document is never paired
+  /// with the first token of the next, so an EOS -> BOS transition exists only
+  /// if a single document contains it. Empty and one-token documents add no
+  /// transition but are counted as documents, and their tokens are checked.
+  ///
+  /// @param vocabulary_size V, the number of token IDs; the table is [V, V].
+  /// @param alpha the pseudocount added to every cell when the smoothed
+  ///        distribution is read (chapter 6 uses 1); it does not change counts.
+  /// @param training_documents the wrapped training documents, one view of
+  ///        token IDs each, in any order (the counts do not depend on it).
+  /// @throws BigramError for the first failing check, in this order:
+  ///         EmptyVocabulary (V = 0); InvalidAlpha (alpha not finite,
+  ///         alpha <= 0, or alpha * V not finite); TableTooLarge (V * V
+  ///         overflows std::size_t or cannot be allocated); TokenOutOfRange
+  ///         for the first token >= V, in document order and then position
+  ///         order, naming both. Nothing is counted until every token has
+  ///         passed.
+  static BigramModel fit(std::size_t vocabulary_size, double alpha,
+                         std::span<const std::span<const TokenId>> training_documents);
+
+  /// The same fit for documents held as vectors (the chapter 6 fixture).
+  /// @throws BigramError as fit() above.
+  static BigramModel fit(std::size_t vocabulary_size, double alpha,
+                         std::span<const std::vector<TokenId>> training_documents);
+  // endregion: bigram-fit-contract
+
+  /// V, the number of token IDs (rows and columns of the table).
+  std::size_t vocabulary_size() const noexcept { return vocabulary_size_; }
+  /// The smoothing pseudocount alpha > 0.
+  double alpha() const noexcept { return alpha_; }
+  /// How many training documents fit() received.
+  std::size_t fitted_documents() const noexcept { return fitted_documents_; }
+  /// How many transitions were counted: the sum of max(|d| - 1, 0) over documents.
+  std::uint64_t fitted_transitions() const noexcept { return fitted_transitions_; }
+
+  /// C[from, to], the number of counted from -> to transitions.
+  /// @throws BigramError TokenOutOfRange if `from` or `to` is >= V.
+  std::uint64_t count(TokenId from, TokenId to) const;
+
+  /// Row `from` of the count table: V counts, column j for next token j.
+  /// The view stays valid as long as the model.
+  /// @throws BigramError TokenOutOfRange if `from` is >= V.
+  std::span<const std::uint64_t> counts_row(TokenId from) const;
+
+  /// N_from, the number of counted transitions leaving `from` (the row's sum).
+  /// @throws BigramError TokenOutOfRange if `from` is >= V.
+  std::uint64_t row_total(TokenId from) const;
+
+  // region: bigram-probability-contracts
+  /// The maximum-likelihood distribution of the next token after `from`:
+  /// V values C[from, j] / N_from. Empty (std::nullopt) when N_from = 0: a
+  /// context that was never followed by anything has no MLE row at all,
+  /// which is a different fact from a defined zero in an observed row.
+  /// @throws BigramError TokenOutOfRange if `from` is >= V.
+  std::optional<std::vector<double>> maximum_likelihood_distribution(TokenId from) const;
+
+  /// C[from, to] / N_from, or std::nullopt when N_from = 0 (see above).
+  /// @throws BigramError TokenOutOfRange if `from` or `to` is >= V.
+  std::optional<double> maximum_likelihood_probability(TokenId from, TokenId to) const;
+
+  /// The add-alpha denominator of row `from`: N_from + alpha * V, always > 0.
+  /// @throws BigramError TokenOutOfRange if `from` is >= V.
+  double smoothing_denominator(TokenId from) const;
+
+  /// (C[from, to] + alpha) / (N_from + alpha * V), in (0, 1).
+  /// @throws BigramError TokenOutOfRange if `from` or `to` is >= V.
+  double smoothed_probability(TokenId from, TokenId to) const;
+
+  /// The add-alpha distribution of the next token after `from`: V positive
+  /// values summing to one (up to rounding), defined for every context,
+  /// including one with N_from = 0, where it is uniform.
+  /// @throws BigramError TokenOutOfRange if `from` is >= V.
+  std::vector<double> smoothed_distribution(TokenId from) const;
+
+  /// Every next token with the largest count after `from`, in ascending ID
+  /// order. Ties are all reported; the order is for reading, not a ranking.
+  /// Add-alpha smoothing keeps this set, since it adds the same alpha to every
+  /// cell of a row and divides them by one denominator.
+  /// @throws BigramError TokenOutOfRange if `from` is >= V.
+  std::vector<TokenId> most_likely_next_tokens(TokenId from) const;
+  // endregion: bigram-probability-contracts
+
+ private:
+  BigramModel(std::size_t vocabulary_size, double alpha, std::vector<std::uint64_t> counts,
+              std::vector<std::uint64_t> row_totals, std::size_t fitted_documents,
+              std::uint64_t fitted_transitions);
+
+  /// `token` as a row or column index; throws TokenOutOfRange naming `role`.
+  std::size_t checked_index(TokenId token, std::string_view role) const;
+
+  std::size_t vocabulary_size_;
+  double alpha_;
+  std::vector<std::uint64_t> counts_;      // [V, V], row-major: counts_[i * V + j] = C[i, j]
+  std::vector<std::uint64_t> row_totals_;  // [V]: row_totals_[i] = N_i
+  std::size_t fitted_documents_;
+  std::uint64_t fitted_transitions_;
+};
+
+}  // namespace llm
