@@ -18,6 +18,10 @@ A chapter's text is MyST Markdown processed by Jinja2. The template sees:
     ``Chapter 15`` as a link to chapter 15's page when that chapter is written,
     as plain text when it is not yet; a number outside the course is an error.
 
+It also checks the links of tools/links.py: every "Chapter N" in the prose is a
+``chapter_ref``, and cited papers exist in book/references.bib and are listed
+in the history section (their keys get the chapter's prefix in the page).
+
 Besides the nine sections, the renderer checks the chapter standard of
 docs/authoring.md: one ``{key-ideas}`` box of three to five points in the
 hand-off section, at least two ``{try-it}`` edits in the exercises section,
@@ -48,7 +52,7 @@ from typing import Any
 
 import jinja2
 
-from tools import chapters, figures
+from tools import chapters, figures, links
 from tools.fileio import atomic_write_text, repository_root
 from tools.regions import Region, RegionError, resolve_reference
 
@@ -476,13 +480,14 @@ class ChapterRenderer:
         if terms is not None:
             self.context.dependencies.add(glossary)
         check_standard(text, self.number, self.source_label, terms)
+        self._check_links(text)
         if self.api_xml is not None:
             check_api_roles(text, api_names(self.api_xml), self.source_label)
         figures.begin(self.context)
         try:
             environment = self._environment()
             template = environment.get_template("chapter.md")
-            return template.render()
+            return links.localize_citations(template.render(), self.number)
         except (RenderError, RegionError):
             raise
         except jinja2.TemplateSyntaxError as error:
@@ -490,6 +495,20 @@ class ChapterRenderer:
         except Exception as error:  # any macro or figure failure: locate it in chapter.md
             line = _traceback_line(error, self.source) or 0
             raise RenderError(f"{self.source_label}:{line}: {type(error).__name__}: {error}") from error
+
+    def _check_links(self, text: str) -> None:
+        """Chapter mentions are chapter_ref links; citations name entries of
+        book/references.bib and are listed in the history section (tools/links.py)."""
+        bibliography = self.root / "book" / "references.bib"
+        keys = None
+        if bibliography.exists():
+            self.context.dependencies.add(bibliography)
+            keys = links.bibliography_keys(bibliography)
+        try:
+            links.check_chapter_links(text, self.number, self.source_label)
+            links.check_citations(text, self.number, self.source_label, keys)
+        except links.LinkError as error:
+            raise RenderError(str(error)) from error
 
     def write_depfile(self, depfile: Path) -> None:
         """Writes a Make-style depfile: the page depends on every file it was built from."""
