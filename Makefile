@@ -17,7 +17,7 @@ CONFIGURE_ARGS := -G "$(GENERATOR)" -DCMAKE_CXX_COMPILER=$(CXX) -DLLM_PYTHON=$(P
 CMAKE_BUILD := cmake --build $(BUILD) --target
 
 .DEFAULT_GOAL := help
-.PHONY: help book test sync clean deps configure FORCE
+.PHONY: help book test sync clean deps configure check-html FORCE
 
 help: ## List the targets
 	@echo "LLM from scratch in C++ -- make targets:"
@@ -27,6 +27,7 @@ help: ## List the targets
 	@echo "  make chapter-NN SYNC=1   accept chapter NN's current output into its expected.txt, then as above"
 	@echo "  make sync          accept every chapter's current output into its expected.txt"
 	@echo "  make test          GoogleTest suites, one output check per chapter, and the tools' pytest suites"
+	@echo "  make check-html    the built book in headless Chromium; screenshots -> $(BUILD)/screenshots"
 	@echo "  make clean         remove $(BUILD)/"
 	@echo "  make deps          install missing Debian packages (or print the command to run)"
 	@echo "Variables: PYTHON=$(PYTHON) BUILD=$(BUILD) CXX=$(CXX) WERROR=$(WERROR) DEMO_TIMEOUT=$(DEMO_TIMEOUT)"
@@ -76,6 +77,14 @@ sync: configure ## Accept every chapter's output into its expected.txt
 test: configure ## GoogleTest + chapter output checks + pytest
 	@$(CMAKE_BUILD) all
 	@ctest --test-dir $(BUILD) --output-on-failure --progress -j2
+
+# The browser check needs Chromium, its driver and Selenium (Debian packages,
+# installed here rather than for every build).
+# It checks the book that `make book` built last, and configures nothing, so
+# it never rebuilds a tree configured with other variables (WERROR, CXX).
+check-html: ## The built book in headless Chromium (after make book)
+	@PYTHON=$(PYTHON) tools/install-deps chromium chromium-driver python3-selenium
+	@$(PYTHON) -m tools.check_html --html $(BUILD)/html --screenshots $(BUILD)/screenshots
 
 clean: ## Remove everything generated
 	rm -rf $(BUILD)

@@ -1,5 +1,6 @@
-# The HTML book's frame (docs/html.md): Furo made to work offline, the data
-# behind the API reference's "Used in" links, and the real-browser check.
+# The HTML book's frame (docs/html.md): Furo made to work offline, and the
+# data behind the API reference's "Used in" links. (The real-browser check,
+# make check-html, runs tools/check_html.py on the built book directly.)
 # Included after LlmBook.cmake: it adds inputs to the Sphinx step's stamp
 # (add_custom_command APPEND) instead of editing that step.
 
@@ -49,13 +50,3 @@ add_custom_command(
 
 add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/html.stamp APPEND
                    DEPENDS ${llm_theme_outputs} ${llm_definitions_xml}/index.xml)
-
-# --- make check-html: the built book in headless Chromium (tools/check_html.py).
-add_custom_target(check-html
-  COMMAND ${LLM_PYTHON} -m tools.check_html --html ${LLM_HTML}
-          --screenshots ${CMAKE_BINARY_DIR}/screenshots
-  DEPENDS ${CMAKE_BINARY_DIR}/html.stamp
-  WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
-  COMMENT "check-html: every page of the book in headless Chromium"
-  USES_TERMINAL
-  VERBATIM)

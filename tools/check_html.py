@@ -74,6 +74,14 @@ class Report:
             self.passed.append(name)
 
 
+STARTED = time.monotonic()
+
+
+def progress(message: str) -> None:
+    """One progress line, printed at once, with the seconds since the start."""
+    print(f"check-html: [{time.monotonic() - STARTED:4.0f} s] {message} ...", flush=True)
+
+
 def start_browser(width: int = WIDE) -> Any:
     """A headless Chromium with a fresh profile, logging the console."""
     try:
@@ -131,15 +139,45 @@ def svg_width_px(path: Path) -> float | None:
     return value * 4 / 3 if match.group(2) == "pt" else value
 
 
-def screenshot(driver: Any, path: Path, width: int) -> None:
-    """A full-page PNG of the current page at ``width``."""
+#: Height of one screenshot file: a long page is saved as several parts.
+SCREENSHOT_PART = 8000
+
+
+def screenshot(driver: Any, stem: Path, width: int) -> list[Path]:
+    """The whole current page at ``width`` as PNGs of at most SCREENSHOT_PART px:
+    ``<stem>.png``, or ``<stem>-1.png``, ``<stem>-2.png``... for a long page.
+
+    The window is made as tall as a part and scrolled part by part: Chromium
+    paints embedded SVG documents (Graphviz figures) only inside the window.
+    """
     height = int(driver.execute_script("return document.documentElement.scrollHeight"))
-    set_viewport(driver, width, min(height, 16000))
-    time.sleep(0.3)
-    image = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": False})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(base64.b64decode(image["data"]))
+    parts = max(1, -(-height // SCREENSHOT_PART))
+    set_viewport(driver, width, min(height, SCREENSHOT_PART))
+    written = []
+    for part in range(parts):
+        top = part * SCREENSHOT_PART
+        driver.execute_script("window.scrollTo(0, arguments[0])", top)
+        time.sleep(0.25)
+        scrolled = driver.execute_script("return window.scrollY")
+        image = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})
+        path = stem.with_name(f"{stem.name}.png" if parts == 1 else f"{stem.name}-{part + 1}.png")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(base64.b64decode(image["data"]))
+        if scrolled < top and parts > 1:
+            _trim_top(path, top - scrolled)  # the last part overlaps the one before
+        written.append(path)
     set_viewport(driver, width)
+    return written
+
+
+def _trim_top(path: Path, pixels: int) -> None:
+    """Cuts ``pixels`` rows off the top of a PNG (Pillow, from python3-matplotlib's dependencies)."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return
+    with Image.open(path) as image:
+        image.crop((0, pixels, image.width, image.height)).save(path)
 
 
 def book_pages(html_dir: Path) -> list[Path]:
@@ -150,6 +188,7 @@ def book_pages(html_dir: Path) -> list[Path]:
 def run(html_dir: Path, screenshots: Path | None, root: Path) -> Report:
     """Runs every check over the book in ``html_dir``; returns the report."""
     report = Report()
+    progress("static checks of every page")
     problems, references = html_static.check_book(html_dir)
     for check in ("broken link", "broken anchor", "duplicate id", "unbalanced tag", "tab stop in aria-hidden block"):
         report.check(f"static: {check}s ({references} references)" if "link" in check else f"static: {check}s",
@@ -159,8 +198,10 @@ def run(html_dir: Path, screenshots: Path | None, root: Path) -> Report:
     driver = start_browser()
     try:
         set_viewport(driver, WIDE, dark=False)
+        api_links: dict[str, dict[str, set[str]]] = {}  # API page -> anchor -> chapter pages naming it
         per_page: dict[str, list[str]] = {name: [] for name in (
             "console", "math", "symbol tables", "answers", "copy", "copy button", "figures")}
+        progress(f"{len(pages)} pages at {WIDE} px")
         for page in pages:
             name = str(page.relative_to(html_dir))
             for message in open_page(driver, page.as_uri()):
@@ -170,6 +211,11 @@ def run(html_dir: Path, screenshots: Path | None, root: Path) -> Report:
                 per_page[kind].extend(f"{name}: {message}" for message in messages)
             if name.startswith("_source/") or page in chapters:
                 per_page["copy"].extend(f"{name}: {m}" for m in check_copy(driver, page, html_dir, root))
+            if page in chapters:
+                for address in driver.execute_script(API_LINKS):
+                    target, _, anchor = address.partition("#")
+                    api_links.setdefault(target, {}).setdefault(anchor, set()).add(page.name)
+        progress(f"{len(chapters)} chapters at {NARROW} px")
         for page in chapters:
             name = str(page.relative_to(html_dir))
             set_viewport(driver, NARROW)
@@ -190,10 +236,13 @@ def run(html_dir: Path, screenshots: Path | None, root: Path) -> Report:
         }
         for kind, label in labels.items():
             report.check(f"{label} ({len(pages)} pages)", per_page[kind])
+        report.check("API entries named in a chapter link back to it", check_used_in(driver, api_links))
+        progress("theme, search, index")
         report.check("theme: toggle, dark mode, back-to-top, contents highlight", check_theme(driver, html_dir, chapters))
         report.check("search from file://: snippets, no TeX, no duplicates", check_search(driver, html_dir))
         report.check("index of names reachable from the sidebar", check_index_link(driver, html_dir))
         if screenshots is not None:
+            progress(f"screenshots of {len(chapters)} chapters")
             taken = take_screenshots(driver, chapters, screenshots)
             print(f"check-html: {taken} screenshots -> {screenshots}")
     finally:
@@ -218,6 +267,39 @@ def check_copy(driver: Any, page: Path, html_dir: Path, root: Path) -> list[str]
         source = root / Path(*relative.parts[1:]).with_suffix("")
         if source.exists() and copied.rstrip("\n") != source.read_text(encoding="utf-8").rstrip("\n"):
             problems.append(f"the copied text differs from {source.relative_to(root)}: {copied[:80]!r}")
+    return problems
+
+
+#: The links of a chapter page into the API reference.
+API_LINKS = (
+    "return [...document.querySelectorAll('article a.reference')]"
+    ".map(a => a.href).filter(h => /\\/api\\/[^/]+\\.html#/.test(h))"
+)
+
+#: Which of the given anchors' API entries lack a "Used in" link to the given chapter pages.
+USED_IN_PROBE = """
+const wanted = arguments[0];
+const missing = [];
+for (const [anchor, chapters] of Object.entries(wanted)) {
+  const target = document.getElementById(anchor);
+  const entry = target && target.closest("dl.cpp");
+  const usedIn = entry && entry.querySelector(":scope > dd > p.llm-used-in");
+  const links = usedIn ? [...usedIn.querySelectorAll("a")].map((a) => a.href.split("#")[0].split("/").pop()) : [];
+  for (const chapter of chapters) {
+    if (!links.includes(chapter)) missing.push(`${anchor} (${target ? target.textContent.trim().slice(0, 50) : "no such id"}) does not list ${chapter}`);
+  }
+}
+return missing;
+"""
+
+
+def check_used_in(driver: Any, api_links: dict[str, dict[str, set[str]]]) -> list[str]:
+    """Every API entry a chapter links to names that chapter under "Used in"."""
+    problems = []
+    for page, anchors in sorted(api_links.items()):
+        open_page(driver, page)
+        wanted = {anchor: sorted(chapters) for anchor, chapters in anchors.items()}
+        problems.extend(f"{page.rsplit('/', 2)[-2]}/{page.rsplit('/', 1)[-1]}: {m}" for m in driver.execute_script(USED_IN_PROBE, wanted))
     return problems
 
 
@@ -274,13 +356,14 @@ def check_index_link(driver: Any, html_dir: Path) -> list[str]:
 def take_screenshots(driver: Any, chapters: list[Path], folder: Path) -> int:
     """Full-page screenshots of each chapter: 1280 and 390 px, light and dark."""
     taken = 0
+    for old in folder.glob("*.png"):
+        old.unlink()  # no stale parts of a page that became shorter
     for dark in (False, True):
         for width in (WIDE, NARROW):
             set_viewport(driver, width, dark=dark)
             for page in chapters:
                 open_page(driver, page.as_uri())
-                screenshot(driver, folder / f"{page.stem}-{width}-{'dark' if dark else 'light'}.png", width)
-                taken += 1
+                taken += len(screenshot(driver, folder / f"{page.stem}-{width}-{'dark' if dark else 'light'}", width))
     set_viewport(driver, WIDE, dark=False)
     return taken
 

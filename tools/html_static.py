@@ -89,7 +89,7 @@ class _Scanner(HTMLParser):
             return
         for index in range(len(self._stack) - 1, -1, -1):
             if self._stack[index][0] == tag:
-                closed = [name for name, _ in self._stack[index + 1 :] if name not in OPTIONAL_END]
+                closed = [name for name, _ in reversed(self._stack[index + 1 :]) if name not in OPTIONAL_END]
                 if closed:
                     self.scan.unbalanced.append(f"</{tag}> closes <{'>, <'.join(closed)}> early")
                 del self._stack[index:]

@@ -146,8 +146,9 @@ def check_citations(text: str, number: str, label: str, keys: set[str] | None) -
 
 
 def localize_citations(page: str, number: str) -> str:
-    """The rendered ``page`` with citation keys prefixed ``chNN-`` and its
-    bibliography block limited to this page's citations under that prefix."""
+    """The rendered ``page`` with citation keys prefixed ``chNN-``, and its
+    bibliography block under a "References" heading, limited to this page's
+    citations under that prefix."""
     prefix = f"ch{number}-"
 
     def cite(match: re.Match[str]) -> str:
@@ -158,7 +159,7 @@ def localize_citations(page: str, number: str) -> str:
     page = CITE_ROLE.sub(cite, page)
     return re.sub(
         r"^(?P<open>(`{3,}|~{3,})\{bibliography\})[ \t]*\n",
-        lambda m: f"{m.group('open')}\n:filter: docname in docnames\n:keyprefix: {prefix}\n",
+        lambda m: f"```{{rubric}} References\n```\n\n{m.group('open')}\n:filter: docname in docnames\n:keyprefix: {prefix}\n",
         page,
         flags=re.M,
     )

@@ -309,17 +309,20 @@ def source_page_body(app: Sphinx, page: str, path: str, text: str) -> str:
         code.pop()
     lines = "".join(f'<span class="llm-line" id="L-{n}">{line}</span>\n' for n, line in enumerate(code, start=1))
     numbers = "\n".join(f'<a href="#L-{n}" tabindex="-1">{n}</a>' for n in range(1, len(code) + 1))
-    items = []
+    by_chapter: dict[str, list[str]] = {}
     for docname, listing in listings_of(app.env, path):
         uri = app.builder.get_relative_uri(page, docname) + f"#{listing.anchor}"
         first, last = listing.lines[0], listing.lines[-1]
         here = f"?lines={first}-{last}#L-{first}"
-        title = html.escape(app.env.titles[docname].astext()) if docname in app.env.titles else docname
-        items.append(
-            f'<li><a class="reference internal" href="{html.escape(uri)}">{html.escape(chapter_label(docname) or docname)}</a>'
-            f' ({title}): {html.escape(listing.caption)}, '
-            f'<a class="reference internal llm-line-range" href="{html.escape(here)}">lines {first}-{last}</a></li>'
+        by_chapter.setdefault(docname, []).append(
+            f'<a class="reference internal" href="{html.escape(uri)}">{html.escape(listing.caption)}</a> '
+            f'(<a class="reference internal llm-line-range" href="{html.escape(here)}">lines {first}-{last}</a>)'
         )
+    items = []
+    for docname, entries in by_chapter.items():
+        title = html.escape(app.env.titles[docname].astext()) if docname in app.env.titles else ""
+        label = html.escape(chapter_label(docname) or docname)
+        items.append(f'<li><span title="{title}">{label}</span>: ' + "; ".join(entries) + "</li>")
     shown = (
         '<div class="llm-source-listed"><p>Listed in the book:</p><ul>' + "".join(items) + "</ul></div>"
         if items else ""
