@@ -191,8 +191,8 @@ def probe_spacing_figure(quadratic: Trace, rounded: Trace) -> str:
     alt = (
         "Two number lines marked in units of the requested step h. In each, open triangles at -1 and +1 "
         "mark the requested probes and dots mark the stored ones. Top, the quadratic at "
-        f"{shortest(q['point'])}: the dots sit on the triangles, at {-q['minus_spacing'] / q['requested_step']:.4f} "
-        f"and {q['plus_spacing'] / q['requested_step']:.4f}. Bottom, the identity at {shortest(r['point'])}: "
+        f"{tex_step(q['point'])}: the dots sit on the triangles, at {-q['minus_spacing'] / q['requested_step']:.4f} "
+        f"and {q['plus_spacing'] / q['requested_step']:.4f}. Bottom, the identity at {tex_step(r['point'])}: "
         f"the dots sit at {-r['minus_spacing'] / r['requested_step']:.4f} and "
         f"{r['plus_spacing'] / r['requested_step']:.4f}, so the two sides have different spacings, "
         f"slopes {fixed(r['left_slope'])} and {fixed(r['right_slope'])} and weights "
