@@ -156,7 +156,7 @@ def screenshot(driver: Any, stem: Path, width: int) -> list[Path]:
     written = []
     for part in range(parts):
         top = part * SCREENSHOT_PART
-        driver.execute_script("window.scrollTo(0, arguments[0])", top)
+        driver.execute_script("window.scrollTo({top: arguments[0], behavior: 'instant'})", top)
         time.sleep(0.25)
         scrolled = driver.execute_script("return window.scrollY")
         image = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})
@@ -195,6 +195,10 @@ def run(html_dir: Path, screenshots: Path | None, root: Path) -> Report:
                      [f"{p.page}: {p.message}" for p in problems if p.check == check])
     pages = book_pages(html_dir)
     chapters = [page for page in pages if page.parent.name == "chapters"]
+    taken = 0
+    if screenshots is not None:
+        for old in screenshots.glob("*.png"):
+            old.unlink()  # no stale parts of a page that became shorter
     driver = start_browser()
     try:
         set_viewport(driver, WIDE, dark=False)
@@ -215,6 +219,8 @@ def run(html_dir: Path, screenshots: Path | None, root: Path) -> Report:
                 for address in driver.execute_script(API_LINKS):
                     target, _, anchor = address.partition("#")
                     api_links.setdefault(target, {}).setdefault(anchor, set()).add(page.name)
+                if screenshots is not None:
+                    taken += take_screenshots(driver, page, screenshots, WIDE)
         progress(f"{len(chapters)} chapters at {NARROW} px")
         for page in chapters:
             name = str(page.relative_to(html_dir))
@@ -224,6 +230,8 @@ def run(html_dir: Path, screenshots: Path | None, root: Path) -> Report:
             for kind, messages in found.items():
                 per_page[kind].extend(f"{name} at {NARROW} px: {message}" for message in messages)
             per_page["figures"].extend(f"{name}: {m}" for m in check_graphviz_natural_size(driver, page))
+            if screenshots is not None:
+                taken += take_screenshots(driver, page, screenshots, NARROW)
             set_viewport(driver, WIDE)
         labels = {
             "console": "no console errors on any page",
@@ -242,8 +250,6 @@ def run(html_dir: Path, screenshots: Path | None, root: Path) -> Report:
         report.check("search from file://: snippets, no TeX, no duplicates", check_search(driver, html_dir))
         report.check("index of names reachable from the sidebar", check_index_link(driver, html_dir))
         if screenshots is not None:
-            progress(f"screenshots of {len(chapters)} chapters")
-            taken = take_screenshots(driver, chapters, screenshots)
             print(f"check-html: {taken} screenshots -> {screenshots}")
     finally:
         driver.quit()
@@ -353,18 +359,15 @@ def check_index_link(driver: Any, html_dir: Path) -> list[str]:
     return [] if links else ["the sidebar has no link to genindex.html"]
 
 
-def take_screenshots(driver: Any, chapters: list[Path], folder: Path) -> int:
-    """Full-page screenshots of each chapter: 1280 and 390 px, light and dark."""
+def take_screenshots(driver: Any, page: Path, folder: Path, width: int) -> int:
+    """Full-page screenshots of the loaded chapter at ``width``, light then dark
+    (set through the theme's own ``data-theme``, without reloading the page).
+    Returns how many files were written."""
     taken = 0
-    for old in folder.glob("*.png"):
-        old.unlink()  # no stale parts of a page that became shorter
-    for dark in (False, True):
-        for width in (WIDE, NARROW):
-            set_viewport(driver, width, dark=dark)
-            for page in chapters:
-                open_page(driver, page.as_uri())
-                taken += len(screenshot(driver, folder / f"{page.stem}-{width}-{'dark' if dark else 'light'}", width))
-    set_viewport(driver, WIDE, dark=False)
+    for theme in ("light", "dark"):
+        driver.execute_script("document.body.dataset.theme = arguments[0]", theme)
+        taken += len(screenshot(driver, folder / f"{page.stem}-{width}-{theme}", width))
+    driver.execute_script("document.body.dataset.theme = localStorage.getItem('theme') || 'auto'")
     return taken
 
 
