@@ -116,7 +116,7 @@ article.querySelectorAll("table .llm-nowrap, table .MathJax_CHTML").forEach((ele
 
 // Answers: collapsed at load, open on click.
 article.querySelectorAll("details.answer").forEach((details, index) => {
-  if (details.open) found.answers.push(`answer ${index + 1} is open at load`);
+  if (details.open) { found.answers.push(`answer ${index + 1} is open at load`); return; }
   const summary = details.querySelector("summary");
   if (!summary) { found.answers.push(`answer ${index + 1} has no summary to click`); return; }
   summary.click();
