@@ -50,12 +50,12 @@ def full_size_link(uri: str) -> str:
 
 
 class BookHTMLTranslator(HTML5Translator):
-    """The HTML5 writer with a full-size link under every figure image, and
+    """The HTML5 writer with a full-size link under every figure's image, and
     balanced ``<div>``s around citations."""
 
     def visit_image(self, node: nodes.Element) -> None:
         super().visit_image(node)
-        if not isinstance(node.parent, nodes.reference):
+        if isinstance(node.parent, nodes.figure):
             self.body.append(full_size_link(node["uri"]))
 
     # docutils 0.19 opens a list wrapper before the first of several citations
