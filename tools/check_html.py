@@ -39,7 +39,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from tools import html_static
 from tools.browser_checks import COPY_PROBE, PAGE_PROBE, SEARCH_PROBE, THEME_PROBE
