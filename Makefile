@@ -34,7 +34,7 @@ CONFIGURE = if [ ! -f $(BUILD)/CMakeCache.txt ] || [ "$$(cat $(BUILD)/make-confi
   fi
 
 .DEFAULT_GOAL := help
-.PHONY: help book test sync clean deps configure FORCE
+.PHONY: help book test sync clean deps configure check-html FORCE
 
 help: ## List the targets
 	@echo "LLM from scratch in C++ -- make targets:"
@@ -45,6 +45,7 @@ help: ## List the targets
 	@echo "                     UTF-8 text, accept it into its expected.txt; then as above"
 	@echo "  make sync          the same for every chapter"
 	@echo "  make test          GoogleTest suites, one output check per chapter, and the tools' pytest suites"
+	@echo "  make check-html    the built book in headless Chromium; screenshots -> $(BUILD)/screenshots"
 	@echo "  make clean         remove everything built in $(BUILD)/"
 	@echo "  make deps          install missing Debian packages (or print the command to run)"
 	@echo "Two builds in the same BUILD never run at once: the second waits for the first."
@@ -91,6 +92,14 @@ test: deps ## GoogleTest + chapter output checks + pytest
 	@$(LOCK) && $(CONFIGURE) && \
 	$(CMAKE_BUILD) all && \
 	ctest --test-dir $(BUILD) --output-on-failure --progress -j2
+
+# The browser check needs Chromium, its driver and Selenium (Debian packages,
+# installed here rather than for every build).
+# It checks the book that `make book` built last, and configures nothing, so
+# it never rebuilds a tree configured with other variables (WERROR, CXX).
+check-html: ## The built book in headless Chromium (after make book)
+	@PYTHON=$(PYTHON) tools/install-deps chromium chromium-driver python3-selenium
+	@$(LOCK) && $(PYTHON) -m tools.check_html --html $(BUILD)/html --screenshots $(BUILD)/screenshots
 
 # Waits for a build running in $(BUILD), then removes all but the lock file
 # (a build waiting on that file must find the one it locks).

@@ -22,14 +22,18 @@ extensions = [
     "sphinx.ext.mathjax",
     "sphinx.ext.graphviz",
     "sphinx_copybutton",
+    "sphinxcontrib.bibtex",
+    "llm_cite",
     "llm_book",
+    "llm_links",
+    "llm_html",
 ]
 
 # MyST: $...$ and $$...$$ math, ::: fences.
 myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
 source_suffix = {".md": "markdown"}
-exclude_patterns = ["_build", "**/__pycache__"]
+exclude_patterns = ["_build", "**/__pycache__", "_theme", "_templates"]
 
 # API reference from Doxygen XML, one page per area; book/_ext/llm_book.py's
 # api-header directive lists each header's entities as Breathe directives. Names in the chapters link here through
@@ -65,15 +69,44 @@ mathjax2_config = {
         "ignoreClass": "document",
         "processClass": "math",
     },
-    "CommonHTML": {"linebreaks": {"automatic": True}},
+    # No automatic line breaking: it broke symbols such as $h_{\max}$ across
+    # lines inside table cells. A formula wider than the page scrolls in its
+    # wrapper instead (book.css).
+    "CommonHTML": {"linebreaks": {"automatic": False}},
 }
 
 html_theme = "furo"
 html_title = "LLM from scratch in C++"
-html_static_path = ["_static"]
+# _theme/ holds Furo's scripts bundled for offline use and its stylesheet with
+# normalize.css inlined (tools/theme.py, run by cmake/LlmBookHtml.cmake); its
+# files replace the theme's own. See docs/html.md.
+html_static_path = ["_static"] + (["_theme"] if (Path(__file__).parent / "_theme").is_dir() else [])
 html_css_files = ["book.css"]
+html_js_files = ["book.js"]
+templates_path = ["_templates"]
+# Furo's sidebar, with the index of names under the table of contents.
+html_sidebars = {
+    "**": [
+        "sidebar/brand.html",
+        "sidebar/search.html",
+        "sidebar/scroll-start.html",
+        "sidebar/navigation.html",
+        "sidebar/book-index.html",
+        "sidebar/scroll-end.html",
+    ]
+}
 html_copy_source = False
 html_show_sourcelink = False
 highlight_language = "cpp"
 
 copybutton_selector = "div.highlight pre"
+
+# Cited papers: book/references.bib; each chapter cites by key in its history
+# section ({cite:t}`bengio2003`) and lists them with a {bibliography} block
+# (docs/authoring.md, "References").
+bibtex_bibfiles = ["references.bib"]
+# Labels repeat across chapters by design (tools/links.py gives each chapter
+# its own key prefix); see book/_ext/llm_cite.py.
+bibtex_reference_style = "author_year_round"
+bibtex_default_style = "plain"
+suppress_warnings = ["bibtex.duplicate_label"]

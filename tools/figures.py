@@ -92,26 +92,48 @@ def fence(body: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def graphviz(dot: str, caption: str, name: str) -> str:
+def graphviz(dot: str, caption: str, name: str, alt: str | None = None) -> str:
     """A Graphviz figure from DOT source, as a MyST ``graphviz`` directive.
 
     Args:
         dot: a complete ``digraph``/``graph`` in the DOT language.
         caption: the figure caption (one line of MyST inline text).
         name: kebab-case name, unique on the page; the label is ``<slug>-<name>``.
+        alt: the text a screen reader reads for the diagram (one line, plain
+            text); the caption without its markup when omitted.
     """
     label = _claim_name(name)
     ticks = fence(dot)
-    return f"{ticks}{{graphviz}}\n:caption: {option_text(caption)}\n:name: {label}\n:align: center\n\n{dot.rstrip()}\n{ticks}\n"
+    alt_text = alt if alt is not None else plain_text(caption)
+    return (
+        f"{ticks}{{graphviz}}\n:caption: {option_text(caption)}\n:name: {label}\n:align: center\n"
+        f":alt: {option_text(alt_text)}\n\n{dot.rstrip()}\n{ticks}\n"
+    )
 
 
-def svg_figure(svg: str, caption: str, name: str) -> str:
-    """Writes ``svg`` beside the page and returns a MyST figure showing it."""
+def plain_text(text: str) -> str:
+    """MyST inline text without its markup, for alt text: ``$h_-$`` -> ``h_-``."""
+    text = re.sub(r"\{[a-z:]+\}`([^`<]*?)(?:\s*<[^`]*>)?`", r"\1", text)  # roles
+    return re.sub(r"[`*$]", "", text).strip()
+
+
+def svg_figure(svg: str, caption: str, name: str, *, alt: str) -> str:
+    """Writes ``svg`` beside the page and returns a MyST figure showing it.
+
+    ``alt`` describes what the plot shows, for a reader who cannot see it
+    (one line of plain text: what is plotted against what, and what it shows);
+    it is required, since a plot's caption rarely says what it looks like.
+    """
     label = _claim_name(name)
+    if not alt.strip() or "\n" in alt:
+        raise ValueError(f"figure {name!r}: alt text must be one non-empty line, got {alt!r}")
     context = current()
     path = context.asset_dir / f"{name}.svg"
     atomic_write_text(path, svg)
-    return f"```{{figure}} {context.asset_prefix}/{name}.svg\n:name: {label}\n:align: center\n\n{caption}\n```\n"
+    return (
+        f"```{{figure}} {context.asset_prefix}/{name}.svg\n:name: {label}\n:align: center\n"
+        f":alt: {option_text(alt)}\n\n{caption}\n```\n"
+    )
 
 
 def table(header: Sequence[str], rows: Iterable[Sequence[Any]], caption: str, name: str) -> str:

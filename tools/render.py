@@ -23,6 +23,10 @@ as the orientation chapter 00) is rendered with ``--no-demo`` and no run
 directory: its figures come from data files in its own folder, and
 ``output()`` or ``trace`` in its chapter.md is an error naming the line.
 
+It also checks the links of tools/links.py: every "Chapter N" in the prose is a
+``chapter_ref``, and cited papers exist in book/references.bib and are listed
+in the history section (their keys get the chapter's prefix in the page).
+
 Besides the nine sections, the renderer checks the chapter standard of
 docs/authoring.md: one ``{key-ideas}`` box of three to five points in the
 hand-off section, at least two ``{try-it}`` edits in the exercises section,
@@ -60,7 +64,7 @@ from typing import Any, Callable
 
 import jinja2
 
-from tools import chapters, figures
+from tools import chapters, figures, links
 from tools.api_roles import API_ROLE, ParseError, api_names, check_api_roles, role_target  # noqa: F401 (re-exported)
 from tools.blocks import BlockPlacer, PlacementError, parse_block
 from tools.fileio import atomic_write_text, repository_root
@@ -464,6 +468,7 @@ class ChapterRenderer:
             read_text_file(glossary, "book/glossary.md")  # locates a non-UTF-8 byte
             terms = glossary_terms(glossary)
         check_standard(text, self.number, self.source_label, terms)
+        self._check_links(text)
         if self.api_xml is not None:
             try:
                 names = api_names(self.api_xml)
@@ -494,7 +499,7 @@ class ChapterRenderer:
         figures.begin(self.context)
         environment = self._environment(text)
         try:
-            page = environment.get_template("chapter.md").render()
+            page = links.localize_citations(environment.get_template("chapter.md").render(), self.number)
         except (RenderError, RegionError):
             raise
         except jinja2.TemplateSyntaxError as error:
@@ -513,6 +518,20 @@ class ChapterRenderer:
         except ValueError as error:  # every expression and block is checked; this is the last guard
             raise RenderError(f"{self.source_label}:0: {error}") from error
         return page
+
+    def _check_links(self, text: str) -> None:
+        """Chapter mentions are chapter_ref links; citations name entries of
+        book/references.bib and are listed in the history section (tools/links.py)."""
+        bibliography = self.root / "book" / "references.bib"
+        keys = None
+        if bibliography.exists():
+            self.context.dependencies.add(bibliography)
+            keys = links.bibliography_keys(bibliography)
+        try:
+            links.check_chapter_links(text, self.number, self.source_label)
+            links.check_citations(text, self.number, self.source_label, keys)
+        except links.LinkError as error:
+            raise RenderError(str(error)) from error
 
     def write_depfile(self, depfile: Path) -> None:
         """Writes a Make-style depfile: the page depends on every file it was built from."""

@@ -10,8 +10,9 @@
   is a Sphinx error at the page's line, never a crash.
 * ``answer`` directive: content collapsed in ``<details>`` until opened.
 * Source pages: every file shown in a listing is published, highlighted with
-  line anchors, at ``_source/<path>.html``; listings link into it. Only
-  paths the listing directive accepted are published, under their canonical
+  line anchors, at ``_source/<path>.html``; listings link into it (the page
+  itself is drawn by llm_links.source_page_body). Only paths the listing
+  directive accepted are published, under their canonical
   repository-relative name, so no page is read or written outside the
   repository and the HTML output folder.
 * ``api-header`` directive: the API reference of one public header, built from
@@ -49,6 +50,8 @@ from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
+
+import llm_links
 
 logger = logging.getLogger(__name__)
 
@@ -155,18 +158,22 @@ class ListingDirective(SphinxDirective):
         target = self.env.app.builder.get_relative_uri(self.env.docname, source_page(path))
         container = nodes.container(classes=["llm-listing"], ids=[f"listing-{name}"])
         caption_text, messages = self.state.inline_text(self.options["caption"], self.lineno)
+        # What llm_links records for the API backlinks and the source page's list.
+        container["llm_source"], container["llm_lines"] = path, self.options["lines"]
+        container["llm_caption"] = "".join(node.astext() for node in caption_text)
         caption = nodes.paragraph("", "", classes=["llm-listing-caption"])
         caption += caption_text
         caption += nodes.Text(" ")
         caption += nodes.reference(
-            "", "", nodes.literal(reference, reference), refuri=f"{target}#L-{numbers[0]}",
+            "", "", nodes.literal(reference, reference),
+            refuri=f"{target}?lines={numbers[0]}-{numbers[-1]}#L-{numbers[0]}",
             classes=["llm-listing-source"],
         )
         container += caption
         container += messages
 
         linenos = "\n".join(
-            f'<a href="{html.escape(target)}#L-{number}">{number}</a>' for number in numbers
+            f'<a href="{html.escape(target)}#L-{number}" tabindex="-1">{number}</a>' for number in numbers
         )
         body = highlight(code, CppLexer(), HtmlFormatter(nowrap=True))
         container += nodes.raw(
@@ -400,7 +407,6 @@ def merge_sources(app: Sphinx, env: Any, docnames: set[str], other: Any) -> None
 def collect_source_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
     """Publishes each listed source file, highlighted, with ``L-<n>`` line anchors."""
     paths = sorted(set().union(*getattr(app.env, "llm_listing_sources", {}).values()))
-    formatter = HtmlFormatter(linenos="inline", lineanchors="L", anchorlinenos=True)
     for recorded in paths:
         # Checked again: an environment pickled by an older build may hold any path.
         path = checked_source_path(recorded)
@@ -412,10 +418,9 @@ def collect_source_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str
         except (OSError, UnicodeDecodeError) as error:
             logger.warning("listing source %s cannot be read: %s", path, error)
             continue
-        body = highlight(text, CppLexer(), formatter)
         context = {
             "title": path,
-            "body": f'<h1>{html.escape(path)}</h1><div class="highlight-cpp notranslate llm-source">{body}</div>',
+            "body": llm_links.source_page_body(app, source_page(path), path, text),
             "parents": [],
         }
         yield source_page(path), context, "page.html"

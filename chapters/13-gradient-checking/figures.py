@@ -188,7 +188,17 @@ def probe_spacing_figure(quadratic: Trace, rounded: Trace) -> str:
         f"${tex_step(r['point'])}$ the probes round to different distances, {spacing(r['minus_spacing'])} "
         f"and {spacing(r['plus_spacing'])}; the shorter side gets the larger weight."
     )
-    return svg_figure(svg, caption, "probe-spacing")
+    alt = (
+        "Two number lines marked in units of the requested step h. In each, open triangles at -1 and +1 "
+        "mark the requested probes and dots mark the stored ones. Top, the quadratic at "
+        f"{tex_step(q['point'])}: the dots sit on the triangles, at {-q['minus_spacing'] / q['requested_step']:.4f} "
+        f"and {q['plus_spacing'] / q['requested_step']:.4f}. Bottom, the identity at {tex_step(r['point'])}: "
+        f"the dots sit at {-r['minus_spacing'] / r['requested_step']:.4f} and "
+        f"{r['plus_spacing'] / r['requested_step']:.4f}, so the two sides have different spacings, "
+        f"slopes {fixed(r['left_slope'])} and {fixed(r['right_slope'])} and weights "
+        f"{fixed(r['left_weight'], 4)} and {fixed(r['right_weight'], 4)}."
+    )
+    return svg_figure(svg, caption, "probe-spacing", alt=alt)
 
 
 # -- figure 2: step scan -----------------------------------------------------
@@ -298,7 +308,19 @@ def step_scan_figure(scan: Trace) -> str:
         f"{sci(best['scaled_error'])}, is at requested $h = {tex_step(best['requested_step'])}$. "
         "Larger steps are limited by truncation, smaller ones by rounding."
     )
-    return svg_figure(svg, caption, "step-scan")
+    worst = max(records, key=lambda r: r["requested_step"])
+    smallest = min(records, key=lambda r: r["requested_step"])
+    alt = (
+        f"Log-log plot of scaled error against requested step for {len(records)} steps from "
+        f"{sci(smallest['requested_step'], 0)} to {sci(worst['requested_step'], 0)}, with a dashed "
+        f"tolerance line at {sci(scan['tolerance'], 0)}. The error falls from {sci(worst['scaled_error'], 1)} "
+        f"at the largest step along a slope-2 guide, reaches its lowest value {sci(best['scaled_error'], 1)} "
+        f"at {sci(best['requested_step'], 0)}, and rises again along a slope -1 guide to "
+        f"{sci(smallest['scaled_error'], 1)} at the smallest step. Passing points ("
+        + ", ".join(sci(r["requested_step"], 0) for r in passing)
+        + ") are green circles below the line; failing points are red crosses above it."
+    )
+    return svg_figure(svg, caption, "step-scan", alt=alt)
 
 
 # -- figure 3: sampled coordinates -----------------------------------------

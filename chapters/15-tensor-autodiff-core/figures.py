@@ -204,22 +204,37 @@ def forward_graph_dot(forward: Trace, reverse: Trace) -> str:
             rows.append(_labelled_grid("pass adjoint", adjoints[entry["id"]], ADJOINT_FILL))
         title = f'{entry["id"]} · {entry["label"]}'
         lines.append(f'  n{entry["id"]} [label={_card(title, entry["operation"], rows)}];')
-    # Keep the two chains (x and bias) side by side rather than stacked.
-    by_label = {entry["label"]: entry["id"] for entry in forward["nodes"]}
-    if {"reshape", "bias"} <= by_label.keys():
-        lines.append(f'  {{ rank=same; n{by_label["reshape"]}; n{by_label["bias"]}; }}')
-    if {"transpose", "broadcast"} <= by_label.keys():
-        lines.append(f'  {{ rank=same; n{by_label["transpose"]}; n{by_label["broadcast"]}; }}')
+    # Rows instead of one column, so the graph fits a laptop screen: each input
+    # chain before the first node that joins two parents is a row, and the
+    # join with everything after it (and the seed) is the last row.
+    parents: dict[int, list[int]] = {}
+    for use in forward["operand_uses"]:
+        parents.setdefault(use["consumer"], []).append(use["parent"])
+    ids = [entry["id"] for entry in forward["nodes"]]
+    join = next((node for node in ids if len(set(parents.get(node, ()))) > 1), None)
+    if join is not None:
+        root: dict[int, int] = {}
+        for node in ids:
+            if node < join:
+                root[node] = root[parents[node][0]] if node in parents else node
+        rows = [[node for node in ids if root.get(node) == start] for start in sorted(set(root.values()))]
+        rows.append([node for node in ids if node >= join])
+        for row in rows:
+            extra = " seed;" if row is rows[-1] else ""
+            lines.append(f'  {{ rank=same; {" ".join(f"n{node};" for node in row)}{extra} }}')
+        for upper, lower in zip(rows, rows[1:]):
+            lines.append(f"  n{upper[0]} -> n{lower[0]} [style=invis];")  # one row under the other
     # A consumer that reads the same operand through several slots gets its
-    # arrows spread apart (left port for the first slot, right port for the
-    # last), so the repeated use is visibly two arrows.
+    # arrows spread apart (over the top for the first slot, under the bottom
+    # for the last: the two cards sit side by side), so the repeated use is
+    # visibly two arrows.
     pair_counts = Counter((use["parent"], use["consumer"]) for use in forward["operand_uses"])
     for use in forward["operand_uses"]:
         colour = EDGE_COLOURS[use["operand_slot"] % len(EDGE_COLOURS)]
         ports = ""
         if pair_counts[(use["parent"], use["consumer"])] > 1:
-            side = "w" if use["operand_slot"] == 0 else "e"
-            ports = f', tailport="s{side}", headport="n{side}"'
+            side = "n" if use["operand_slot"] == 0 else "s"
+            ports = f', tailport="{side}", headport="{side}"'
         lines.append(
             f'  n{use["parent"]} -> n{use["consumer"]} '
             f'[label=" slot {use["operand_slot"]}", color="{colour}", fontcolor="{colour}"{ports}];'

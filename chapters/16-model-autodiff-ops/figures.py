@@ -320,7 +320,14 @@ def forward_chain_dot(inputs: Trace, forward: Trace) -> str:
         f'  fork [label="fork after step {fork["after_step"]}\\nshared: {node_text(fork["shared"])} only", '
         'shape=box, style="rounded,filled", fillcolor="#ffffff", fontsize=10, margin="0.12,0.05"];'
     )
-    lines.append("  { rank=same; E; z; }")
+    # Three rows instead of one column, so the chain fits a laptop screen:
+    # the inputs; the steps before the last shared one, side by side; the
+    # shared step with the fork and the targets; then the two branches.
+    chain = [entry["step"] for entry in steps if entry["step"] not in branches]
+    lines.append("  { rank=same; E; z; W; }")
+    if len(chain) > 1:
+        lines.append(f'  {{ rank=same; {" ".join(f"s{step};" for step in chain[:-1])} }}')
+    lines.append(f"  {{ rank=same; s{chain[-1]}; fork; y; }}")
     producer = {entry["label"]: entry["step"] for entry in steps}
     for entry in steps:
         for label in entry["operands"]:

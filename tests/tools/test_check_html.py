@@ -1,0 +1,81 @@
+"""The browser probes of tools/check_html.py find the defects they are for.
+
+Runs a synthetic page with one defect of each kind in headless Chromium;
+skipped where Debian's chromium, chromium-driver or python3-selenium is
+missing (``make check-html`` installs them; CI installs them first).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from tools import check_html
+from tools.browser_checks import COPY_PROBE, PAGE_PROBE
+
+pytestmark = pytest.mark.skipif(
+    not (Path("/usr/bin/chromium").exists() and Path("/usr/bin/chromedriver").exists()
+         and importlib.util.find_spec("selenium")),
+    reason="needs Debian's chromium, chromium-driver and python3-selenium",
+)
+
+DEFECTS = r"""<!DOCTYPE html><html><head><meta charset="utf-8"><style>
+  table { width: 600px; } td, th { border: 1px solid; }
+  div.highlight { position: relative; } button.copybtn { position: absolute; top: 0; left: 0; width: 80px; height: 30px; }
+</style></head><body><article>
+<p>Left as TeX: $x + y$ and <span class="math">\(z\)</span>.</p>
+<table class="symbol-table"><thead><tr><th style="width: 500px">Symbol</th><th>Meaning</th></tr></thead>
+<tbody><tr><td><p>h</p></td><td><p>the step</p></td></tr></tbody></table>
+<table style="width: 60px"><tbody><tr><td><span class="llm-nowrap" style="white-space: normal">1.5e-7 and 2.5e-8</span></td></tr></tbody></table>
+<details class="answer" open><summary>Answer 1</summary><p>42</p></details>
+<div class="llm-listing-body"><pre class="llm-linenos" aria-hidden="true"><a>7</a>
+<a>8</a></pre>
+<div class="highlight"><pre id="code">int first_line_is_covered = 1;
+int second = 2;</pre><button class="copybtn" data-text="7 int first_line_is_covered = 1;&#10;8 int second = 2;">copy</button></div></div>
+<figure><img src="plot.svg" alt="plot.svg"><figcaption>A plot</figcaption></figure>
+</article>
+<script>
+  // What a copy button does: select the text in a hidden textarea and copy it.
+  document.querySelector("button.copybtn").addEventListener("click", (event) => {
+    const area = document.createElement("textarea");
+    area.value = event.target.dataset.text;
+    document.body.appendChild(area);
+    area.select();
+    document.execCommand("copy");
+  });
+</script></body></html>"""
+
+
+@pytest.fixture(scope="module")
+def driver():
+    browser = check_html.start_browser()
+    yield browser
+    browser.quit()
+
+
+def test_each_defect_on_a_page_is_reported(tmp_path: Path, driver) -> None:
+    page = tmp_path / "page.html"
+    page.write_text(DEFECTS)
+    (tmp_path / "plot.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>')
+    check_html.open_page(driver, page.as_uri())
+    found = driver.execute_script(PAGE_PROBE, check_html.LAPTOP_HEIGHT)
+    assert any("formula not typeset" in m for m in found["math"])
+    assert any("raw TeX in the text" in m and "$x + y$" in m for m in found["math"])
+    assert any("meaning column" in m for m in found["symbol tables"])
+    assert any("1.5e-7 and 2.5e-8" in m and "wraps" in m for m in found["symbol tables"])
+    assert found["answers"] == ["answer 1 is open at load"]
+    assert any("covers the first line" in m for m in found["copy button"])
+    assert any("no link to open it full size" in m for m in found["figures"])
+    assert any("no alt text" in m for m in found["figures"])
+
+
+def test_a_copy_with_line_numbers_is_reported(tmp_path: Path, driver) -> None:
+    page = tmp_path / "page.html"
+    page.write_text(DEFECTS)
+    check_html.open_page(driver, page.as_uri())
+    result = driver.execute_async_script(COPY_PROBE)
+    assert result == {"copied": "7 int first_line_is_covered = 1;\n8 int second = 2;", "numbers": ["7", "8"]}
+    problems = check_html.check_copy(driver, page, tmp_path, tmp_path)
+    assert problems and "line numbers" in problems[0]
