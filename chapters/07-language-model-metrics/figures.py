@@ -126,7 +126,11 @@ def surprisal_plot(fixed_examples: Trace) -> str:
     axis.legend(loc="upper right")
     svg = matplotlib_svg(figure)
     plt.close(figure)
-    return svg_figure(svg, "The NLL term of one target: 0 at p = 1, unbounded as p falls to 0; the run's probabilities marked", "surprisal")
+    marks = "; ".join(f"p = {plain(probability)} gives {fixed(nll, 3)} nats" for probability, nll in sorted(points.items()))
+    alt = ("A curve of the NLL term -ln p against the probability p from 0 to 1: it is 0 at p = 1 "
+           f"and rises without bound as p falls to 0. Marked points from the run: {marks}.")
+    return svg_figure(svg, "The NLL term of one target: 0 at p = 1, unbounded as p falls to 0; the run's probabilities marked",
+                      "surprisal", alt=alt)
 
 
 def partitions_table(corpus: Trace) -> str:
@@ -170,10 +174,15 @@ def documents_plot(corpus: Trace) -> str:
     axis.legend(loc="upper left", fontsize=8)
     svg = matplotlib_svg(figure)
     plt.close(figure)
+    pooled = "; ".join(f"pooled {score['name']} mean {fixed(score['mean_nll'], 3)}" for score in corpus["partitions"])
+    each = ", ".join(f"{document['id']} {fixed(document['mean_nll'], 3)}" for document in documents)
+    alt = (f"A dot plot of the mean NLL in nats per target of each of the {len(documents)} scored documents, "
+           f"with a dashed line at each partition's pooled mean ({pooled}). Documents: {each}.")
     return svg_figure(
         svg,
         "Each document's own mean NLL (points, target count in brackets) and the pooled mean of its partition (dashed)",
         "documents",
+        alt=alt,
     )
 
 
