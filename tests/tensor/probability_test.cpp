@@ -60,7 +60,7 @@ TEST(IndexedMeanNll, StaysFiniteAndCorrectForLogitsOfMagnitudeOneThousand) {
   const Tensor logits({2, 2}, {1000.0, -1000.0, -1000.0, 1000.0});
   // Row 0 targets its winner (loss about exp(-2000) = 0), row 1 its loser (loss 2000).
   const std::vector<std::size_t> targets = {0, 0};
-  const IndexedNllForward forward = indexed_mean_nll_forward(logits.view(), 1, targets, true);
+  const IndexedNllForward forward = indexed_mean_nll_forward(logits.view(), 1, targets, EmitProbabilities::Yes);
   EXPECT_TRUE(std::isfinite(forward.loss));
   EXPECT_DOUBLE_EQ(forward.loss, 1000.0);
   ASSERT_TRUE(forward.probabilities.has_value());
@@ -69,28 +69,29 @@ TEST(IndexedMeanNll, StaysFiniteAndCorrectForLogitsOfMagnitudeOneThousand) {
 
 TEST(IndexedMeanNll, EmitsProbabilitiesOnlyWhenRequested) {
   const IndexedNllForward without =
-      indexed_mean_nll_forward(chapter_logits.view(), 1, chapter_targets, false);
+      indexed_mean_nll_forward(chapter_logits.view(), 1, chapter_targets, EmitProbabilities::No);
   EXPECT_FALSE(without.probabilities.has_value());
   const IndexedNllForward with =
-      indexed_mean_nll_forward(chapter_logits.view(), 1, chapter_targets, true);
+      indexed_mean_nll_forward(chapter_logits.view(), 1, chapter_targets, EmitProbabilities::Yes);
   ASSERT_TRUE(with.probabilities.has_value());
   EXPECT_EQ(with.probabilities->shape(), (Shape{2, 3}));
   // Both calls compute the same loss bits from the same statistics.
   EXPECT_EQ(with.loss, without.loss);
   // The saved probabilities are the ones log_softmax_forward emits for the same logits.
-  const LogSoftmaxForward softmax = log_softmax_forward(chapter_logits.view(), 1, true);
+  const LogSoftmaxForward softmax = log_softmax_forward(chapter_logits.view(), 1, EmitProbabilities::Yes);
   EXPECT_EQ(values_of(*with.probabilities), values_of(*softmax.probabilities));
 }
 
 TEST(LogSoftmax, EmittedProbabilitiesSumToOneAndEqualExpOfLogSoftmax) {
   const Tensor logits({2, 3, 2}, {0.5, -1.0, 2.0, 0.0, -0.5, 3.0, 1.0, 1.0, -2.0, 4.0, 0.25, -3.0});
   for (std::size_t axis = 0; axis < 3; ++axis) {
-    const LogSoftmaxForward forward = log_softmax_forward(logits.view(), axis, true);
+    const LogSoftmaxForward forward = log_softmax_forward(logits.view(), axis, EmitProbabilities::Yes);
     ASSERT_TRUE(forward.probabilities.has_value());
     const TensorView values = forward.value.view();
     const TensorView probabilities = forward.probabilities->view();
     for (std::size_t offset = 0; offset < logits.size(); ++offset) {
-      EXPECT_NEAR(probabilities.values()[offset], std::exp(values.values()[offset]), 1e-15);
+      EXPECT_NEAR(probabilities.contiguous_values()[offset],
+                  std::exp(values.contiguous_values()[offset]), 1e-15);
     }
     // Every group (a line along `axis`) sums to one.
     Shape group_shape = logits.shape();
@@ -120,7 +121,7 @@ TEST(LogSoftmax, MatchesTheDefinitionOnTheChapterLogits) {
 
 TEST(LogSoftmax, StaysFiniteForLogitsOfMagnitudeOneThousand) {
   const Tensor logits({1, 3}, {1000.0, -1000.0, 1000.0});
-  const LogSoftmaxForward forward = log_softmax_forward(logits.view(), 1, true);
+  const LogSoftmaxForward forward = log_softmax_forward(logits.view(), 1, EmitProbabilities::Yes);
   const double log_half = -std::log(2.0);
   EXPECT_DOUBLE_EQ(forward.value.values()[0], log_half);
   EXPECT_DOUBLE_EQ(forward.value.values()[1], -2000.0 + log_half);
@@ -129,7 +130,7 @@ TEST(LogSoftmax, StaysFiniteForLogitsOfMagnitudeOneThousand) {
 }
 
 TEST(LogSoftmax, LeavesProbabilitiesEmptyWhenNotRequested) {
-  const LogSoftmaxForward forward = log_softmax_forward(chapter_logits.view(), 1, false);
+  const LogSoftmaxForward forward = log_softmax_forward(chapter_logits.view(), 1, EmitProbabilities::No);
   EXPECT_FALSE(forward.probabilities.has_value());
   EXPECT_EQ(values_of(forward.value), values_of(log_softmax(chapter_logits.view(), 1)));
 }
@@ -150,7 +151,7 @@ TEST(LogSoftmaxValidation, RejectsAnEmptyClassAxisBeforeNonFiniteValues) {
 
 TEST(LogSoftmaxValidation, NamesTheFirstNonFiniteLogitInRowMajorOrder) {
   const Tensor logits({2, 2}, {0.0, inf_value, nan_value, 1.0});
-  const auto error = capture_error<TensorError>([&] { log_softmax_forward(logits.view(), 0, true); });
+  const auto error = capture_error<TensorError>([&] { log_softmax_forward(logits.view(), 0, EmitProbabilities::Yes); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::NonFiniteValue);
   EXPECT_EQ(error->coordinate(), (std::vector<std::size_t>{0, 1}));
@@ -205,7 +206,7 @@ TEST(IndexedMeanNllValidation, NamesTheFirstOutOfRangeTargetBeforeNonFiniteLogit
 TEST(IndexedMeanNllValidation, RejectsANonFiniteLogitAfterValidTargets) {
   const Tensor logits({2, 3}, {0.0, 1.0, -1.0, 2.0, -inf_value, -2.0});
   const auto error = capture_error<TensorError>(
-      [&] { indexed_mean_nll_forward(logits.view(), 1, chapter_targets, true); });
+      [&] { indexed_mean_nll_forward(logits.view(), 1, chapter_targets, EmitProbabilities::Yes); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::NonFiniteValue);
   EXPECT_EQ(error->coordinate(), (std::vector<std::size_t>{1, 1}));

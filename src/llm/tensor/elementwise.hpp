@@ -1,5 +1,6 @@
 // Elementwise arithmetic with NumPy broadcasting between the two operands.
-// Taught in chapter 15.
+// Operands may have any strides; results are row-major tensors.
+// Taught in chapters 10 and 15.
 #pragma once
 
 #include "llm/tensor/tensor.hpp"
@@ -10,15 +11,16 @@ namespace llm {
 /// [2, 1, 3] + [4, 3] -> [2, 4, 3] (see broadcast_shapes).
 /// @throws TensorError IncompatibleBroadcast naming both operand shapes.
 /// @throws TensorError ShapeOverflow if the broadcast element count overflows.
+/// @throws TensorError AllocationFailed if memory cannot hold the result.
 Tensor add(const TensorView& left, const TensorView& right);
 
 /// left * right, elementwise, in the broadcast shape of the two operands.
 /// A rank-zero operand multiplies every element of the other.
-/// @throws TensorError IncompatibleBroadcast naming both operand shapes.
-/// @throws TensorError ShapeOverflow if the broadcast element count overflows.
-Tensor multiply(const TensorView& left, const TensorView& right);
+/// @throws TensorError as add.
+Tensor mul(const TensorView& left, const TensorView& right);
 
-/// `function` applied to every element; the shape is unchanged.
+/// `function` applied to every element; the shape is unchanged, the result row-major.
+/// @throws TensorError AllocationFailed if memory cannot hold the result.
 Tensor map_values(const TensorView& source, double (*function)(double));
 
 }  // namespace llm
