@@ -1,6 +1,7 @@
 # The front door of "LLM from scratch in C++". Thin: every target delegates to
 # CMake (which decides what is out of date), ctest, or the tools in tools/.
-# `make help` lists the targets. Variables: BUILD, PYTHON, CXX, WERROR, SYNC, DEMO_TIMEOUT.
+# `make help` lists the targets. Variables: BUILD, PYTHON, CXX, WERROR, SYNC, DEMO_TIMEOUT,
+# and for `make bench`: BENCH_BUILD, BENCH_JSON, BENCH_ARGS.
 
 SHELL := /bin/bash
 BUILD ?= build
@@ -17,7 +18,7 @@ CONFIGURE_ARGS := -G "$(GENERATOR)" -DCMAKE_CXX_COMPILER=$(CXX) -DLLM_PYTHON=$(P
 CMAKE_BUILD := cmake --build $(BUILD) --target
 
 .DEFAULT_GOAL := help
-.PHONY: help book test sync clean deps configure FORCE
+.PHONY: help book test bench sync clean deps configure FORCE
 
 help: ## List the targets
 	@echo "LLM from scratch in C++ -- make targets:"
@@ -27,6 +28,7 @@ help: ## List the targets
 	@echo "  make chapter-NN SYNC=1   accept chapter NN's current output into its expected.txt, then as above"
 	@echo "  make sync          accept every chapter's current output into its expected.txt"
 	@echo "  make test          GoogleTest suites, one output check per chapter, and the tools' pytest suites"
+	@echo "  make bench         Google Benchmark: ours vs OpenBLAS and libtorch, one thread (installs them) -> $(BENCH_BUILD)/bench.json"
 	@echo "  make clean         remove $(BUILD)/"
 	@echo "  make deps          install missing Debian packages (or print the command to run)"
 	@echo "Variables: PYTHON=$(PYTHON) BUILD=$(BUILD) CXX=$(CXX) WERROR=$(WERROR) DEMO_TIMEOUT=$(DEMO_TIMEOUT)"
@@ -76,6 +78,23 @@ sync: configure ## Accept every chapter's output into its expected.txt
 test: configure ## GoogleTest + chapter output checks + pytest
 	@$(CMAKE_BUILD) all
 	@ctest --test-dir $(BUILD) --output-on-failure --progress -j2
+
+# The benchmarks build in their own directory with the anchors' packages,
+# which `make book` and `make test` never need (tools/debian-bench-packages.txt).
+BENCH_BUILD ?= build-bench
+BENCH_JSON ?= $(BENCH_BUILD)/bench.json
+BENCH_ARGS ?=
+BENCH_CONFIGURE_ARGS := $(CONFIGURE_ARGS) -DLLM_BENCH=ON
+bench: ## Google Benchmark: ours vs OpenBLAS and libtorch, single-threaded
+	@PYTHON=$(PYTHON) tools/install-deps $$(grep -v -e '^#' -e '^$$' tools/debian-bench-packages.txt)
+	@mkdir -p $(BENCH_BUILD)
+	@if [ ! -f $(BENCH_BUILD)/CMakeCache.txt ] || [ "$$(cat $(BENCH_BUILD)/make-configure-args 2>/dev/null)" != '$(BENCH_CONFIGURE_ARGS)' ]; then \
+	  echo "configure: cmake $(BENCH_CONFIGURE_ARGS)"; \
+	  cmake -S . -B $(BENCH_BUILD) $(BENCH_CONFIGURE_ARGS) >$(BENCH_BUILD)/configure.log || { cat $(BENCH_BUILD)/configure.log; exit 1; }; \
+	  echo '$(BENCH_CONFIGURE_ARGS)' >$(BENCH_BUILD)/make-configure-args; \
+	fi
+	@cmake --build $(BENCH_BUILD) --target llm_bench
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BENCH_BUILD)/llm_bench --benchmark_out=$(BENCH_JSON) --benchmark_out_format=json $(BENCH_ARGS)
 
 clean: ## Remove everything generated
 	rm -rf $(BUILD)
