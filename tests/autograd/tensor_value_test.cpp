@@ -361,5 +361,60 @@ TEST(TensorTapeNoGrad, OperationsInsideTheScopeRecordNoGraph) {
   EXPECT_TRUE(square.tracks_gradient());
 }
 
+TEST(TensorTapeStructural, ViewOperationsShareTheOperandStorage) {
+  const TensorValue x = TensorValue::parameter(tensor({2, 3}, {1, 2, 3, 4, 5, 6}));
+  const SharedTensor storage = x.value();
+  for (const TensorValue& view :
+       {x.reshape({3, 2}), x.transpose(0, 1), x.permute({1, 0}), x.slice(1, 1, 3),
+        x.reshape({1, 2, 3}).broadcast_to({4, 2, 3})}) {
+    EXPECT_TRUE(view.value().shares_storage_with(storage)) << view.operation().name();
+  }
+  const TensorValue copy = x.transpose(0, 1).materialize();
+  EXPECT_FALSE(copy.value().shares_storage_with(storage));
+  EXPECT_TRUE(copy.value().is_contiguous());
+  EXPECT_EQ(values_of(copy.value()), (std::vector<double>{1, 4, 2, 5, 3, 6}));
+  EXPECT_EQ(x.slice(1, 1, 3).value().offset(), 1u);
+  EXPECT_EQ(x.transpose(0, 1).value().strides(), (Strides{1, 3}));
+}
+
+TEST(TensorTapeStructural, ReshapeOfANonContiguousValueIsATypedErrorThatRecordsNothing) {
+  const TensorValue x = TensorValue::parameter(tensor({2, 3}, {1, 2, 3, 4, 5, 6}));
+  const TensorValue transposed = x.transpose(0, 1);
+  const std::size_t nodes_before = TensorValue::live_node_count();
+  const auto error = testing::capture_error<TensorError>([&] { transposed.reshape({6}); });
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind(), TensorErrorKind::NonContiguousReshape);
+  EXPECT_EQ(error->strides(), (Strides{1, 3}));
+  EXPECT_EQ(TensorValue::live_node_count(), nodes_before);
+  EXPECT_EQ(values_of(transposed.materialize().reshape({6}).value()),
+            (std::vector<double>{1, 4, 2, 5, 3, 6}));
+}
+
+TEST(TensorTapeStructural, AGradientThroughAStrideZeroViewAddsEveryRepetition) {
+  const TensorValue bias = TensorValue::parameter(tensor({3}, {1, 2, 3}));
+  const TensorValue repeated = bias.broadcast_to({4, 3});
+  EXPECT_EQ(repeated.value().strides(), (Strides{0, 1}));
+  repeated.sum_axis(0).sum_axis(0).backward();
+  EXPECT_EQ(values_of(*bias.gradient()), (std::vector<double>{4, 4, 4}));
+}
+
+TEST(TensorTapeErrors, NameTheirAreaAndKindThroughTheBaseClass) {
+  const TensorValue x = TensorValue::constant(tensor({2}, {1, 2}));
+  try {
+    x.backward();
+    FAIL() << "an untracked output was reversed";
+  } catch (const Error& error) {  // no dynamic_cast needed to report it
+    EXPECT_EQ(error.area(), "tensor-tape");
+    EXPECT_EQ(error.kind_name(), "untracked-output");
+  }
+  try {
+    x.reshape({3});
+    FAIL() << "a reshape changed the element count";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.area(), "tensor");
+    EXPECT_EQ(error.kind_name(), "reshape-count-mismatch");
+  }
+}
+
 }  // namespace
 }  // namespace llm

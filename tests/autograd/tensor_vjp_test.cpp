@@ -62,6 +62,40 @@ TEST(TensorVjp, BroadcastToMatchesCentralDifferences) {
   }
 }
 
+TEST(TensorVjp, PermuteSliceAndMaterializeMatchCentralDifferences) {
+  expect_vjp_matches(
+      "permute [2, 3, 4] -> [4, 2, 3]", filled({2, 3, 4}),
+      [](const TensorValue& p) { return p.permute({2, 0, 1}); },
+      [](const Tensor& p) { return p.view().permute({2, 0, 1}).materialize(); });
+  expect_vjp_matches(
+      "slice rows 1..3 of [4, 3]", filled({4, 3}),
+      [](const TensorValue& p) { return p.slice(0, 1, 3); },
+      [](const Tensor& p) { return p.view().slice(0, 1, 3).materialize(); });
+  expect_vjp_matches(
+      "slice of a transpose, then materialize and reshape", filled({3, 4}),
+      [](const TensorValue& p) { return p.transpose(0, 1).slice(1, 1, 3).materialize().reshape({8}); },
+      [](const Tensor& p) { return p.view().transpose(0, 1).slice(1, 1, 3).materialize(); });
+}
+
+TEST(TensorVjp, HeadsSplitAndMergedThroughViewsMatchCentralDifferences) {
+  // [B, T, C] = [2, 3, 4] as 2 heads of width 2: split, scale per head, merge.
+  const Tensor head_scale({2, 1, 1}, {1.5, -0.5});
+  expect_vjp_matches(
+      "split heads, mul, merge heads", filled({2, 3, 4}),
+      [&](const TensorValue& p) {
+        return p.reshape({2, 3, 2, 2})
+            .transpose(1, 2)
+            .mul(TensorValue::constant(head_scale))
+            .transpose(1, 2)
+            .materialize()
+            .reshape({2, 3, 4});
+      },
+      [&](const Tensor& p) {
+        const Tensor scaled = mul(p.view().reshape({2, 3, 2, 2}).transpose(1, 2), head_scale);
+        return scaled.view().transpose(1, 2).materialize().view().reshape({2, 3, 4}).materialize();
+      });
+}
+
 // Binary operations are checked through each operand slot in turn, with the
 // other operand a constant of a possibly different (broadcasting) shape.
 struct BinaryCase {

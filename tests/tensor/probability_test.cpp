@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -227,6 +229,18 @@ TEST(StableSigmoid, MatchesTheDefinitionAndItsSymmetry) {
   }
   // Far in the negative tail the value is exp(x)-sized, not rounded to zero.
   EXPECT_NEAR(stable_sigmoid(-700.0) / std::exp(-700.0), 1.0, 1e-15);
+}
+
+TEST(LogSoftmax, ReadsAStridedViewAsItsOwnRowMajorTensor) {
+  // The transpose of [[0, 1000], [1, 1001], [2, -5]] has rows [0, 1, 2] and [1000, 1001, -5].
+  const Tensor stored({3, 2}, {0, 1000, 1, 1001, 2, -5});
+  const TensorView transposed = stored.view().transpose(0, 1);
+  const Tensor strided = log_softmax(transposed, 1);
+  const Tensor copied = log_softmax(transposed.materialize(), 1);
+  EXPECT_EQ(testing::bits_of(strided), testing::bits_of(copied));
+  const std::array<std::size_t, 2> targets = {2, 1};
+  EXPECT_EQ(indexed_mean_nll(transposed, 1, targets),
+            indexed_mean_nll(transposed.materialize(), 1, targets));
 }
 
 }  // namespace
