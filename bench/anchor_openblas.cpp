@@ -45,9 +45,9 @@ void matmul_batched_openblas(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(matmul_openblas)->Name("matmul/openblas")->ArgsProduct({kMatmulSizes})
-    ->Unit(benchmark::kMicrosecond);
+    ->Apply(repeated)->Unit(benchmark::kMicrosecond);
 BENCHMARK(matmul_batched_openblas)->Name("matmul_batched/openblas")
-    ->Unit(benchmark::kMicrosecond);
+    ->Apply(repeated)->Unit(benchmark::kMicrosecond);
 
 }  // namespace bench
 

@@ -110,13 +110,13 @@ void attention_torch(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(matmul_torch)->Name("matmul/torch")->ArgsProduct({kMatmulSizes})
-    ->Unit(benchmark::kMicrosecond);
-BENCHMARK(matmul_batched_torch)->Name("matmul_batched/torch")->Unit(benchmark::kMicrosecond);
+    ->Apply(repeated)->Unit(benchmark::kMicrosecond);
+BENCHMARK(matmul_batched_torch)->Name("matmul_batched/torch")->Apply(repeated)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(chain_torch, book, kBookChain)->Name("chain/torch/book")
-    ->Unit(benchmark::kMicrosecond);
+    ->Apply(repeated)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(chain_torch, wide, kWideChain)->Name("chain/torch/wide")
-    ->Unit(benchmark::kMicrosecond);
-BENCHMARK(attention_torch)->Name("attention/torch")->Unit(benchmark::kMicrosecond);
+    ->Apply(repeated)->Unit(benchmark::kMicrosecond);
+BENCHMARK(attention_torch)->Name("attention/torch")->Apply(repeated)->Unit(benchmark::kMicrosecond);
 
 }  // namespace bench
 

@@ -2,6 +2,9 @@
 // libtorch), so every ratio compares the same work. See docs/performance.md.
 #pragma once
 
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -47,6 +50,16 @@ inline std::vector<double> sample_values(std::size_t count, std::uint64_t seed) 
     value = static_cast<double>(state >> 11) / 4503599627370496.0 - 1.0;  // / 2^52
   }
   return values;
+}
+
+/// Every benchmark runs five times and reports the minimum (and median) CPU
+/// time per iteration: the machine the book is built on is shared, and the
+/// minimum is the run least disturbed by other work. Use with ->Apply().
+inline void repeated(benchmark::internal::Benchmark* benchmark) {
+  benchmark->Repetitions(5)->ReportAggregatesOnly(true)->ComputeStatistics(
+      "min", [](const std::vector<double>& values) {
+        return *std::min_element(values.begin(), values.end());
+      });
 }
 
 /// Token ids and targets for the chain: position p reads id (7 p + 3) mod V.

@@ -15,6 +15,7 @@
 
 #include "llm/autograd/recorder.hpp"
 #include "llm/tensor/broadcast.hpp"
+#include "llm/tensor/kernel_output.hpp"
 #include "llm/tensor/matmul.hpp"
 
 namespace llm {
@@ -57,7 +58,7 @@ namespace {
 Tensor copy_selected_rows(const TensorView& table, const RowGatherPlan& plan) {
   assert(table.shape() == plan.table_shape());
   const std::size_t width = plan.width();
-  Tensor rows = Tensor::zeros(plan.output_shape());
+  Tensor rows = kernel_output(plan.output_shape());  // every row is copied below
   MutableTensorView destination = rows.mutable_view().reshape({plan.ids().size(), width});
   for (std::size_t position = 0; position < plan.ids().size(); ++position) {
     const std::size_t row = plan.ids()[position];
@@ -118,8 +119,16 @@ TensorValue TensorValue::matmul(const TensorValue& other) const {
   auto left_rule = [right, shape = left.shape()](const SharedTensor& upstream) {
     return summed_to(llm::matmul(upstream, right.view().matrix_transpose()), shape);
   };
-  // d(AB)/dB: dB = A^T dC (A^T a strided view), summed over the batch axes B was broadcast along
+  // d(AB)/dB: dB = A^T dC (A^T a strided view), summed over the batch axes B was broadcast along.
+  // A weight [K, N] shared by every batch folds those batch axes into rows: one product
+  // whose sums run over (batch, row) in row-major order, instead of a product per batch.
   auto right_rule = [left, shape = right.shape()](const SharedTensor& upstream) {
+    if (shape.size() == 2 && left.rank() > 2 && shape[0] > 0 && shape[1] > 0) {
+      const SharedTensor rows = left.contiguous().reshape({left.size() / shape[0], shape[0]});
+      const SharedTensor upstream_rows =
+          upstream.contiguous().reshape({upstream.size() / shape[1], shape[1]});
+      return SharedTensor(llm::matmul(rows.view().matrix_transpose(), upstream_rows));
+    }
     return summed_to(llm::matmul(left.view().matrix_transpose(), upstream), shape);
   };
   // endregion: model-matmul-vjp

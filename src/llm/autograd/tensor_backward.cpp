@@ -23,6 +23,7 @@
 #include "llm/autograd/tensor_node.hpp"
 #include "llm/autograd/tensor_pass_support.hpp"
 #include "llm/autograd/tensor_value.hpp"
+#include "llm/tensor/kernel_output.hpp"
 #include "llm/tensor/strided_walk.hpp"
 
 namespace llm {
@@ -158,7 +159,7 @@ void TensorValue::ReversePass::accumulate(std::size_t node, SharedTensor contrib
     return;
   }
   const bool in_place = adjoint->is_sole_owner() && adjoint->is_contiguous();
-  Tensor fresh = in_place ? Tensor() : Tensor::zeros(adjoint->shape());
+  Tensor fresh = in_place ? Tensor() : kernel_output(adjoint->shape());
   double* sums = in_place ? adjoint->exclusive_storage() + adjoint->offset()
                           : fresh.mutable_values().data();
   const TensorView previous = adjoint->view();

@@ -419,7 +419,10 @@ class TensorValue {
   /// ([B, T, C] times [C, V] gives [B, T, V]). VJPs: dA = dC B^T and
   /// dB = A^T dC (B^T and A^T are strided views, not copies), each summed
   /// over the batch axes its operand was broadcast along, back to that
-  /// operand's shape. Saves both operand values (shared).
+  /// operand's shape. For a rank-two B shared by every batch, dB is one
+  /// product over A's rows with its batch axes folded in: each element adds
+  /// its products in row-major (batch, row) order from 0.0. Saves both
+  /// operand values (shared).
   /// @throws TensorError MatMulRank, MatMulInnerMismatch, IncompatibleBroadcast.
   /// @throws TensorAutodiffError NonFiniteResult if a product sum overflows.
   TensorValue matmul(const TensorValue& other) const;

@@ -3,6 +3,7 @@
 #include "llm/tensor/elementwise.hpp"
 
 #include "llm/tensor/broadcast.hpp"
+#include "llm/tensor/kernel_output.hpp"
 #include "llm/tensor/strided_walk.hpp"
 
 namespace llm {
@@ -17,7 +18,7 @@ Tensor broadcast_binary(const TensorView& left, const TensorView& right, Combine
   const Shape shape = broadcast_shapes(left.shape(), right.shape());
   const TensorView a = left.broadcast_to(shape);
   const TensorView b = right.broadcast_to(shape);
-  Tensor result = Tensor::zeros(shape);
+  Tensor result = kernel_output(shape);
   double* out = result.mutable_values().data();
   const double* x = a.storage().data();
   const double* y = b.storage().data();
@@ -50,7 +51,7 @@ Tensor mul(const TensorView& left, const TensorView& right) {
 }
 
 Tensor map_values(const TensorView& source, double (*function)(double)) {
-  Tensor result = Tensor::zeros(source.shape());
+  Tensor result = kernel_output(source.shape());
   double* out = result.mutable_values().data();
   const double* in = source.storage().data();
   const Strides dense = row_major_strides(source.shape());

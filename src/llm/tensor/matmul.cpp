@@ -3,6 +3,7 @@
 #include "llm/tensor/matmul.hpp"
 
 #include "llm/tensor/broadcast.hpp"
+#include "llm/tensor/kernel_output.hpp"
 #include "llm/tensor/matmul_kernel.hpp"
 #include "llm/tensor/strided_walk.hpp"
 
@@ -79,7 +80,7 @@ bool batches_fold_into_rows(const MatmulPlan& plan, const TensorView& left) {
 template <class MultiplyOne>
 Tensor batched_product(const TensorView& left, const TensorView& right, MultiplyOne multiply) {
   const MatmulPlan plan = plan_matmul(left, right);
-  Tensor result = Tensor::zeros(plan.output);
+  Tensor result = kernel_output(plan.output);  // every element is written below
   if (result.size() == 0) return result;
   double* out = result.mutable_values().data();
   const std::size_t matrix_size = plan.rows * plan.columns;

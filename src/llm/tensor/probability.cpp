@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "llm/tensor/kernel_output.hpp"
+
 namespace llm {
 
 // region: stable-sigmoid
@@ -107,8 +109,8 @@ GroupOutputs drive_class_groups(const Shape& shape, std::span<const double> valu
                                 OnGroup&& on_group) {
   const ClassAxisGroups groups = check_class_groups(shape, values, axis, targets);
   GroupOutputs outputs;
-  if (emit_log_probabilities) outputs.log_probabilities = Tensor::zeros(shape);
-  if (emit == EmitProbabilities::Yes) outputs.probabilities = Tensor::zeros(shape);
+  if (emit_log_probabilities) outputs.log_probabilities = kernel_output(shape);
+  if (emit == EmitProbabilities::Yes) outputs.probabilities = kernel_output(shape);
 
   for (std::size_t group = 0; group < groups.count(); ++group) {
     const std::size_t first = groups.offset(group, 0);

@@ -1,6 +1,7 @@
 // Sums and means along one axis.
 #include "llm/tensor/reduction.hpp"
 
+#include "llm/tensor/kernel_output.hpp"
 #include "llm/tensor/strided_walk.hpp"
 
 namespace llm {
@@ -18,7 +19,7 @@ Shape reduced_shape(const Shape& shape, std::size_t axis, KeepDim keep_dim) {
 
 // region: axis-reductions
 Tensor sum_axis(const TensorView& source, std::size_t axis, KeepDim keep_dim) {
-  Tensor result = Tensor::zeros(reduced_shape(source.shape(), axis, keep_dim));
+  Tensor result = kernel_output(reduced_shape(source.shape(), axis, keep_dim));
   // Walk the source with the summed axis collapsed to extent 1; each visited
   // element starts one output element's sum along the axis.
   Shape kept = source.shape();

@@ -1,6 +1,8 @@
 // Shared immutable storage with a layout, and the live-storage counters.
 #include "llm/tensor/shared_tensor.hpp"
 
+#include "llm/tensor/value_pool.hpp"
+
 #include <atomic>
 #include <utility>
 
@@ -23,6 +25,7 @@ struct SharedTensor::Storage {
   ~Storage() {
     live_blocks.fetch_sub(1, std::memory_order_relaxed);
     live_bytes.fetch_sub(values.size() * sizeof(double), std::memory_order_relaxed);
+    value_pool::give(std::move(values));  // a large buffer is kept for reuse
   }
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;

@@ -9,7 +9,9 @@
 #include <stdexcept>
 #include <utility>
 
+#include "llm/tensor/kernel_output.hpp"
 #include "llm/tensor/strided_walk.hpp"
+#include "llm/tensor/value_pool.hpp"
 
 namespace llm {
 
@@ -17,20 +19,22 @@ namespace llm {
 std::vector<double> allocate_values(const Shape& shape, std::size_t count) {
   // A count can fit in size_t and still be far more than memory holds:
   // [2^30, 2^30] needs 8 EiB. Report it as a tensor error naming the shape.
-  std::vector<double> values;
-  if (count > values.max_size()) throw TensorError::allocation_failed(shape, count);
+  if (count > std::vector<double>().max_size()) {
+    throw TensorError::allocation_failed(shape, count);
+  }
   try {
-    values.assign(count, 0.0);
+    return value_pool::take(count);
   } catch (const std::bad_alloc&) {
     throw TensorError::allocation_failed(shape, count);
   } catch (const std::length_error&) {
     throw TensorError::allocation_failed(shape, count);
   }
-  return values;
 }
 // endregion: checked-allocation
 
 Tensor::Tensor() : values_(1, 0.0) {}
+
+Tensor::~Tensor() { value_pool::give(std::move(values_)); }
 
 Tensor::Tensor(Shape shape, std::vector<double> values)
     : shape_(std::move(shape)), values_(std::move(values)) {
@@ -143,7 +147,7 @@ TensorView TensorView::broadcast_to(const Shape& shape) const {
 
 // region: materialize
 Tensor TensorView::materialize() const {
-  Tensor result = Tensor::zeros(shape());
+  Tensor result = kernel_output(shape());
   double* out = result.mutable_values().data();
   const double* in = storage_.data();
   const Strides dense = row_major_strides(shape());

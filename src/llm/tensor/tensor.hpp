@@ -59,6 +59,13 @@ class Tensor {
   /// A rank-zero tensor holding `value`.
   static Tensor scalar(double value);
 
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  Tensor& operator=(const Tensor&) = default;
+  Tensor& operator=(Tensor&&) noexcept = default;
+  /// Hands a large value buffer to this thread's reuse cache (value_pool.hpp).
+  ~Tensor();
+
   /// The extents, outermost axis first.
   const Shape& shape() const noexcept { return shape_; }
   /// Number of axes.
