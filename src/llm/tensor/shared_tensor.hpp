@@ -62,15 +62,18 @@ class SharedTensor {
   /// storage) lives. Deleted on a temporary handle, so a view can never
   /// outlive the handle it came from: keep the handle in a variable first.
   TensorView view() const& noexcept;
+  /// Deleted: a view of a temporary handle would outlive its storage.
   TensorView view() const&& = delete;
   /// Implicit borrowed view, so a kernel taking `const TensorView&` accepts a
   /// handle; not from a temporary handle (see view()).
   operator TensorView() const& noexcept { return view(); }  // NOLINT
+  /// Deleted: a view of a temporary handle would outlive its storage.
   operator TensorView() const&& = delete;
 
   /// The elements in row-major order as one span; see TensorView::contiguous_values.
   /// @throws TensorError NonContiguousView.
   std::span<const double> contiguous_values() const&;
+  /// Deleted: the span of a temporary handle would outlive its storage.
   std::span<const double> contiguous_values() const&& = delete;
 
   /// The value at `coordinate`.
@@ -81,13 +84,24 @@ class SharedTensor {
   /// @throws TensorError AllocationFailed if memory cannot hold the copy.
   Tensor materialize() const;
 
-  /// The same storage through a transformed layout (see Layout): O(rank), no copy.
-  /// @throws TensorError as the Layout member of the same name.
+  /// Axes swapped, sharing storage (Layout::transpose): O(rank), no copy.
+  /// @throws TensorError InvalidAxis.
   SharedTensor transpose(std::size_t axis_a, std::size_t axis_b) const;
+  /// The last two axes swapped, sharing storage (Layout::matrix_transpose).
+  /// @throws TensorError InvalidAxis if the rank is below two.
   SharedTensor matrix_transpose() const;
+  /// Axes reordered, sharing storage (Layout::permute).
+  /// @throws TensorError InvalidPermutation.
   SharedTensor permute(const Axes& axes) const;
+  /// Positions [start, end) of `axis`, sharing storage (Layout::slice).
+  /// @throws TensorError InvalidAxis or InvalidSlice.
   SharedTensor slice(std::size_t axis, std::size_t start, std::size_t end) const;
+  /// The same elements as `shape`, sharing storage (Layout::reshape); only a
+  /// contiguous handle can be reshaped, contiguous() first otherwise.
+  /// @throws TensorError ShapeOverflow, ReshapeCountMismatch, NonContiguousReshape.
   SharedTensor reshape(const Shape& shape) const;
+  /// Repeated to `shape` with stride 0, sharing storage (Layout::broadcast_to).
+  /// @throws TensorError IncompatibleBroadcast or ShapeOverflow.
   SharedTensor broadcast_to(const Shape& shape) const;
 
   /// This handle if it is contiguous, otherwise a contiguous copy in new storage.

@@ -41,9 +41,11 @@ class SmallVector {
   using iterator = T*;
   using const_iterator = const T*;
 
+  /// An empty vector (no allocation).
   SmallVector() noexcept = default;
   /// `count` copies of `value`.
   explicit SmallVector(std::size_t count, const T& value = T()) { assign_fill(count, value); }
+  /// The listed values: `Shape{2, 3}`.
   SmallVector(std::initializer_list<T> values) { assign_range(values.begin(), values.size()); }
   /// The elements of [first, last).
   template <std::input_iterator Iterator>
@@ -80,38 +82,50 @@ class SmallVector {
 
   /// The first element (elements are contiguous).
   T* data() noexcept { return is_inline() ? storage_.inline_values : storage_.heap_values; }
+  /// The first element (elements are contiguous).
   const T* data() const noexcept {
     return is_inline() ? storage_.inline_values : storage_.heap_values;
   }
+  /// The first element; iterators are plain pointers.
   T* begin() noexcept { return data(); }
+  /// One past the last element.
   T* end() noexcept { return data() + size_; }
+  /// The first element.
   const T* begin() const noexcept { return data(); }
+  /// One past the last element.
   const T* end() const noexcept { return data() + size_; }
 
-  /// Precondition: `index < size()`.
+  /// Element `index`. Precondition: `index < size()`.
   T& operator[](std::size_t index) noexcept {
     assert(index < size_);
     return data()[index];
   }
+  /// Element `index`. Precondition: `index < size()`.
   const T& operator[](std::size_t index) const noexcept {
     assert(index < size_);
     return data()[index];
   }
+  /// The first element. Precondition: not empty.
   T& front() noexcept { return (*this)[0]; }
+  /// The first element. Precondition: not empty.
   const T& front() const noexcept { return (*this)[0]; }
+  /// The last element. Precondition: not empty.
   T& back() noexcept { return (*this)[size_ - 1]; }
+  /// The last element. Precondition: not empty.
   const T& back() const noexcept { return (*this)[size_ - 1]; }
 
+  /// Appends `value` (allocates when growing past the capacity).
   void push_back(const T& value) {
     const T copy = value;  // `value` may live in this vector's buffer
     if (size_ == capacity_) grow(size_ + 1);
     data()[size_++] = copy;
   }
-  /// Precondition: not empty.
+  /// Removes the last element. Precondition: not empty.
   void pop_back() noexcept {
     assert(size_ > 0);
     --size_;
   }
+  /// Removes every element (the capacity stays).
   void clear() noexcept { size_ = 0; }
   /// Shrinks to `count` elements or grows with copies of `value`.
   void resize(std::size_t count, const T& value = T()) {
@@ -138,6 +152,7 @@ class SmallVector {
     return at;
   }
 
+  /// Equal sizes and equal elements.
   friend bool operator==(const SmallVector& left, const SmallVector& right) noexcept {
     return std::equal(left.begin(), left.end(), right.begin(), right.end());
   }
