@@ -104,6 +104,45 @@ TEST(Add, ReadsTransposedAndSlicedOperandsThroughTheirStrides) {
             (std::vector<double>{4, 15, 15, 36}));
 }
 
+TEST(MapValues, CallsAClosureOncePerElementInRowMajorOrderAndNeverForAnEmptyTensor) {
+  const Tensor source({2, 3}, {1, 2, 3, 4, 5, 6});
+  std::vector<double> seen;
+  const Tensor squares = map_values(source.view().transpose(0, 1), [&](double x) {
+    seen.push_back(x);
+    return x * x;
+  });
+  EXPECT_EQ(seen, (std::vector<double>{1, 4, 2, 5, 3, 6}));
+  EXPECT_EQ(values_of(squares), (std::vector<double>{1, 16, 4, 25, 9, 36}));
+  std::size_t calls = 0;
+  const Tensor empty = Tensor::zeros({2, 0, 3});
+  const Tensor mapped = map_values(empty.view(), [&](double x) {
+    ++calls;
+    return x;
+  });
+  EXPECT_EQ(mapped.shape(), (Shape{2, 0, 3}));
+  EXPECT_EQ(calls, 0u);
+}
+
+TEST(BroadcastMap, CombinesWithAClosureAndNeverCallsItForAnEmptyResult) {
+  const Tensor rows({2, 1}, {1, 2});
+  const Tensor columns({3}, {10, 20, 30});
+  std::size_t calls = 0;
+  const Tensor result = broadcast_map(rows.view(), columns.view(), [&](double a, double b) {
+    ++calls;
+    return b - a;
+  });
+  EXPECT_EQ(values_of(result), (std::vector<double>{9, 19, 29, 8, 18, 28}));
+  EXPECT_EQ(calls, 6u);
+  calls = 0;
+  const Tensor empty = Tensor::zeros({2, 0, 3});
+  const Tensor none = broadcast_map(empty.view(), columns.view(), [&](double a, double b) {
+    ++calls;
+    return a + b;
+  });
+  EXPECT_EQ(none.shape(), (Shape{2, 0, 3}));
+  EXPECT_EQ(calls, 0u);
+}
+
 TEST(MapValues, ReadsAStridedSourceInRowMajorOrder) {
   const Tensor stored({2, 3}, {1, 2, 3, 4, 5, 6});
   const Tensor negated =

@@ -9,6 +9,7 @@
 #include <limits>
 #include <vector>
 
+#include "llm/format.hpp"
 #include "support/test_support.hpp"
 
 namespace llm {
@@ -229,6 +230,25 @@ TEST(StableSigmoid, MatchesTheDefinitionAndItsSymmetry) {
   }
   // Far in the negative tail the value is exp(x)-sized, not rounded to zero.
   EXPECT_NEAR(stable_sigmoid(-700.0) / std::exp(-700.0), 1.0, 1e-15);
+}
+
+TEST(Softmax, IsTheSameForShiftedRowsAndItsLogSumExpKeepsTheShift) {
+  // Chapter 12's logits: the same two-class row shifted by 0, +1000 and -1001.
+  const Tensor logits({3, 2}, {0, 1, 1000, 1001, -1001, -1000});
+  const Tensor probabilities = softmax(logits.view(), 1);
+  EXPECT_EQ(probabilities.shape(), (Shape{3, 2}));
+  for (std::size_t row = 0; row < 3; ++row) {
+    EXPECT_EQ(format_fixed(probabilities.values()[2 * row]), "0.268941421370");
+    EXPECT_EQ(format_fixed(probabilities.values()[2 * row + 1]), "0.731058578630");
+  }
+  const Tensor totals = log_sum_exp(logits.view(), 1);
+  EXPECT_EQ(totals.shape(), (Shape{3}));
+  EXPECT_EQ(format_fixed(totals.values()[0]), "1.313261687518");
+  EXPECT_EQ(format_fixed(totals.values()[1]), "1001.313261687518");
+  EXPECT_EQ(format_fixed(totals.values()[2]), "-999.686738312482");
+  const auto empty = capture_error<TensorError>([] { log_sum_exp(Tensor::zeros({3, 0}).view(), 1); });
+  ASSERT_TRUE(empty);
+  EXPECT_EQ(empty->kind(), TensorErrorKind::EmptyAxis);
 }
 
 TEST(LogSoftmax, ReadsAStridedViewAsItsOwnRowMajorTensor) {

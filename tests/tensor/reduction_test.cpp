@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <numeric>
 #include <utility>
 #include <vector>
@@ -119,6 +120,31 @@ TEST(MeanAxis, RejectsAnAxisNotBelowTheRankBeforeCheckingExtents) {
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::InvalidAxis);
   EXPECT_EQ(error->axis(), 5u);
+}
+
+TEST(MaxAxis, TakesTheLargestValueAlongAnAxis) {
+  const Tensor sums({2, 3}, {11, 22, 33, 14, 25, 36});
+  EXPECT_EQ(values_of(max_axis(sums.view(), 1, KeepDim::No)), (std::vector<double>{33, 36}));
+  const Tensor columns = max_axis(sums.view(), 0, KeepDim::Yes);
+  EXPECT_EQ(columns.shape(), (Shape{1, 3}));
+  EXPECT_EQ(values_of(columns), (std::vector<double>{14, 25, 36}));
+  // Through strides: the transpose's rows are the columns.
+  EXPECT_EQ(values_of(max_axis(sums.view().transpose(0, 1), 1, KeepDim::No)),
+            (std::vector<double>{14, 25, 36}));
+  const Tensor with_nan({3}, {1.0, std::nan(""), 5.0});
+  EXPECT_TRUE(std::isnan(max_axis(with_nan.view(), 0, KeepDim::No).values()[0]));
+}
+
+TEST(MaxAxis, RejectsAnEmptyAxisAndAnAxisNotBelowTheRank) {
+  const Tensor empty = Tensor::zeros({2, 0});
+  const auto error = capture_error<TensorError>([&] { max_axis(empty.view(), 1, KeepDim::No); });
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind(), TensorErrorKind::EmptyAxis);
+  EXPECT_EQ(error->axis(), 1u);
+  const auto axis = capture_error<TensorError>(
+      [&] { max_axis(Tensor::scalar(1.0).view(), 0, KeepDim::No); });
+  ASSERT_TRUE(axis);
+  EXPECT_EQ(axis->kind(), TensorErrorKind::InvalidAxis);
 }
 
 }  // namespace

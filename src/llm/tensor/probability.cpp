@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "llm/tensor/kernel_output.hpp"
+#include "llm/tensor/reduction.hpp"
 
 namespace llm {
 
@@ -156,7 +157,27 @@ LogSoftmaxForward log_softmax_forward(const TensorView& logits, std::size_t axis
 Tensor log_softmax(const TensorView& logits, std::size_t axis) {
   return log_softmax_forward(logits, axis, EmitProbabilities::No).value;
 }
+
+Tensor softmax(const TensorView& logits, std::size_t axis) {
+  return std::move(*log_softmax_forward(logits, axis, EmitProbabilities::Yes).probabilities);
+}
 // endregion: log-softmax-forward
+
+// region: log-sum-exp
+Tensor log_sum_exp(const TensorView& logits, std::size_t axis) {
+  Tensor copy;
+  const std::span<const double> values = row_major_values(logits, copy);
+  const ClassAxisGroups groups = check_class_groups(logits.shape(), values, axis, nullptr);
+  Tensor result = kernel_output(reduced_shape(logits.shape(), axis, KeepDim::No));
+  // Group g = o * inner + i is also the row-major index of the result.
+  std::span<double> totals = result.mutable_values();
+  for (std::size_t group = 0; group < groups.count(); ++group) {
+    const GroupStatistics statistics = group_statistics(values, groups, groups.offset(group, 0));
+    totals[group] = statistics.maximum + statistics.log_normalizer;
+  }
+  return result;
+}
+// endregion: log-sum-exp
 
 // region: indexed-mean-nll-forward
 IndexedNllForward indexed_mean_nll_forward(const TensorView& logits, std::size_t axis,

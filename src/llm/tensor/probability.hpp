@@ -44,7 +44,19 @@ LogSoftmaxForward log_softmax_forward(const TensorView& logits, std::size_t axis
                                       EmitProbabilities emit);
 
 /// The value of log_softmax_forward without probabilities.
+/// @throws TensorError as log_softmax_forward.
 Tensor log_softmax(const TensorView& logits, std::size_t axis);
+
+/// Stable softmax along `axis`: exp(x - m) / Z per group, the probabilities
+/// of log_softmax_forward. Same shape; every group sums to 1 up to rounding.
+/// Taught in chapter 12.
+/// @throws TensorError as log_softmax_forward.
+Tensor softmax(const TensorView& logits, std::size_t axis);
+
+/// log sum_c exp(x_c) along `axis`, computed stably as m + log Z: the axis is
+/// removed ([3, 2] along 1 gives [3]); finite for logits of +-1000 (chapter 12).
+/// @throws TensorError as log_softmax_forward.
+Tensor log_sum_exp(const TensorView& logits, std::size_t axis);
 
 // region: class-axis-layout
 /// The layout of a class axis: a [..., V, ...] tensor is `outer` blocks of V

@@ -1,5 +1,7 @@
-// Sums and means along one axis.
+// Sums, means and maxima along one axis.
 #include "llm/tensor/reduction.hpp"
+
+#include <cmath>
 
 #include "llm/tensor/kernel_output.hpp"
 #include "llm/tensor/strided_walk.hpp"
@@ -44,6 +46,28 @@ Tensor mean_axis(const TensorView& source, std::size_t axis, KeepDim keep_dim) {
   Tensor result = sum_axis(source, axis, keep_dim);
   const double count = static_cast<double>(source.shape()[axis]);
   for (double& value : result.mutable_values()) value /= count;
+  return result;
+}
+Tensor max_axis(const TensorView& source, std::size_t axis, KeepDim keep_dim) {
+  if (axis >= source.rank()) throw TensorError::invalid_axis(source.shape(), axis);
+  if (source.shape()[axis] == 0) throw TensorError::empty_axis(source.shape(), axis);
+  Tensor result = kernel_output(reduced_shape(source.shape(), axis, keep_dim));
+  Shape kept = source.shape();
+  kept[axis] = 1;
+  const std::size_t extent = source.shape()[axis];
+  const std::size_t step = source.strides()[axis];
+  double* maxima = result.mutable_values().data();
+  const double* values = source.storage().data();
+  const Strides dense = row_major_strides(kept);
+  for_each_offset<2>(kept, {dense, source.strides()}, {0, source.offset()},
+                     [&](const std::array<std::size_t, 2>& at) {
+                       double largest = values[at[1]];
+                       for (std::size_t k = 1; k < extent && !std::isnan(largest); ++k) {
+                         const double value = values[at[1] + k * step];
+                         if (value > largest || std::isnan(value)) largest = value;
+                       }
+                       maxima[at[0]] = largest;
+                     });
   return result;
 }
 // endregion: axis-reductions

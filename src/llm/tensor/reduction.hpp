@@ -1,4 +1,4 @@
-// Sums and means along one axis. Taught in chapters 10 and 15.
+// Sums, means and maxima along one axis. Taught in chapters 10 and 15.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +26,13 @@ Tensor sum_axis(const TensorView& source, std::size_t axis, KeepDim keep_dim);
 /// @throws TensorError EmptyAxis if the axis has extent zero (the mean is undefined).
 /// @throws TensorError AllocationFailed if memory cannot hold the result.
 Tensor mean_axis(const TensorView& source, std::size_t axis, KeepDim keep_dim);
+/// The largest value of `source` along `axis`; shapes as for sum_axis. A
+/// line holding a NaN gives NaN (the first NaN met stays). Used by chapter 10
+/// and by the stable softmax of chapter 12 (the shift m).
+/// @throws TensorError InvalidAxis if `axis >= source.rank()`.
+/// @throws TensorError EmptyAxis if the axis has extent zero (no largest value).
+/// @throws TensorError AllocationFailed if memory cannot hold the result.
+Tensor max_axis(const TensorView& source, std::size_t axis, KeepDim keep_dim);
 // endregion: axis-reductions
 
 /// The shape sum_axis and mean_axis return: `shape` with `axis` set to 1
