@@ -142,5 +142,30 @@ TEST(TensorValueHandles, OutliveEveryHandleToTheirNode) {
   EXPECT_FALSE(kept.is_contiguous());
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define LLM_TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LLM_TEST_UNDER_ASAN 1
+#endif
+#endif
+
+#if defined(LLM_TEST_UNDER_ASAN)
+// Proof that the *_asan_test build really checks: reading through a view of
+// storage that is gone is reported (the tape's handles above never do this).
+TEST(TensorValueHandlesDeathTest, AddressSanitizerReportsAViewOfStorageThatIsGone) {
+  EXPECT_DEATH(
+      {
+        const TensorView dangling = [] {
+          const Tensor temporary({4}, {1, 2, 3, 4});
+          return temporary.view();
+        }();
+        volatile double read = dangling.at(std::vector<std::size_t>{2});
+        (void)read;
+      },
+      "heap-use-after-free");
+}
+#endif
+
 }  // namespace
 }  // namespace llm

@@ -7,7 +7,8 @@
 // buffers of 64 KiB and more to this cache when they die, and
 // allocate_values() takes one of the right size from it before asking malloc.
 // Each thread keeps at most 64 buffers and 64 MiB; nothing is shared between
-// threads, so nothing is locked. See docs/data-model.md (storage).
+// threads, so nothing is locked. Builds with AddressSanitizer cache nothing,
+// so a read of freed storage is still reported. See docs/data-model.md (storage).
 #pragma once
 
 #include <cstddef>
