@@ -1,6 +1,7 @@
 # The front door of "LLM from scratch in C++". Thin: every target delegates to
 # CMake (which decides what is out of date), ctest, or the tools in tools/.
-# `make help` lists the targets. Variables: BUILD, PYTHON, CXX, WERROR, SYNC, DEMO_TIMEOUT.
+# `make help` lists the targets. Variables: BUILD, PYTHON, CXX, WERROR, SYNC, DEMO_TIMEOUT,
+# and for `make bench`: BENCH_BUILD, BENCH_JSON, BENCH_ARGS.
 
 SHELL := /bin/bash
 BUILD ?= build
@@ -34,7 +35,7 @@ CONFIGURE = if [ ! -f $(BUILD)/CMakeCache.txt ] || [ "$$(cat $(BUILD)/make-confi
   fi
 
 .DEFAULT_GOAL := help
-.PHONY: help book test sync clean deps configure check-html FORCE
+.PHONY: help book test bench sync clean deps configure check-html FORCE
 
 help: ## List the targets
 	@echo "LLM from scratch in C++ -- make targets:"
@@ -46,6 +47,7 @@ help: ## List the targets
 	@echo "  make sync          the same for every chapter"
 	@echo "  make test          GoogleTest suites, one output check per chapter, and the tools' pytest suites"
 	@echo "  make check-html    the built book in headless Chromium; screenshots -> $(BUILD)/screenshots"
+	@echo "  make bench         Google Benchmark: ours vs OpenBLAS and libtorch, one thread (installs them) -> $(BENCH_BUILD)/bench.json"
 	@echo "  make clean         remove everything built in $(BUILD)/"
 	@echo "  make deps          install missing Debian packages (or print the command to run)"
 	@echo "Two builds in the same BUILD never run at once: the second waits for the first."
@@ -100,6 +102,23 @@ test: deps ## GoogleTest + chapter output checks + pytest
 check-html: ## The built book in headless Chromium (after make book)
 	@PYTHON=$(PYTHON) tools/install-deps chromium chromium-driver python3-selenium
 	@$(LOCK) && $(PYTHON) -m tools.check_html --html $(BUILD)/html --screenshots $(BUILD)/screenshots
+
+# The benchmarks build in their own directory with the anchors' packages,
+# which `make book` and `make test` never need (tools/debian-bench-packages.txt).
+BENCH_BUILD ?= build-bench
+BENCH_JSON ?= $(BENCH_BUILD)/bench.json
+BENCH_ARGS ?=
+BENCH_CONFIGURE_ARGS := $(CONFIGURE_ARGS) -DLLM_BENCH=ON
+bench: ## Google Benchmark: ours vs OpenBLAS and libtorch, single-threaded
+	@PYTHON=$(PYTHON) tools/install-deps $$(grep -v -e '^#' -e '^$$' tools/debian-bench-packages.txt)
+	@mkdir -p $(BENCH_BUILD)
+	@if [ ! -f $(BENCH_BUILD)/CMakeCache.txt ] || [ "$$(cat $(BENCH_BUILD)/make-configure-args 2>/dev/null)" != '$(BENCH_CONFIGURE_ARGS)' ]; then \
+	  echo "configure: cmake $(BENCH_CONFIGURE_ARGS)"; \
+	  cmake -S . -B $(BENCH_BUILD) $(BENCH_CONFIGURE_ARGS) >$(BENCH_BUILD)/configure.log || { cat $(BENCH_BUILD)/configure.log; exit 1; }; \
+	  echo '$(BENCH_CONFIGURE_ARGS)' >$(BENCH_BUILD)/make-configure-args; \
+	fi
+	@cmake --build $(BENCH_BUILD) --target llm_bench
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BENCH_BUILD)/llm_bench --benchmark_out=$(BENCH_JSON) --benchmark_out_format=json $(BENCH_ARGS)
 
 # Waits for a build running in $(BUILD), then removes all but the lock file
 # (a build waiting on that file must find the one it locks).

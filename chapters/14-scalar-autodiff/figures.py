@@ -24,7 +24,7 @@ Trace = Mapping[str, Any]
 
 # What each operation name of the trace means on a node card.
 OPERATION_TEXT = {
-    "variable": "tracked variable",
+    "parameter": "tracked parameter",
     "constant": "constant",
     "detached": "detached copy",
     "add": "addition",

@@ -24,7 +24,7 @@ StoredGradients snapshot(const Scalar& x, const Scalar& square, const Scalar& lo
 
 // region: shared-scalar-fixture
 ReusedSquareExample reused_square_example() {
-  Scalar x = Scalar::variable(kReusedInput);
+  Scalar x = Scalar::parameter(kReusedInput);
   Scalar square = x.mul(x);
   Scalar loss = square.add(square);
 
@@ -44,7 +44,7 @@ ReusedSquareExample reused_square_example() {
 
 // region: detach-example
 DetachExample detach_example() {
-  Scalar x = Scalar::variable(kReusedInput);
+  Scalar x = Scalar::parameter(kReusedInput);
   const Scalar square = x.mul(x);
   const Scalar detached = x.detach();
   const Scalar stopped = detached.mul(Scalar::constant(3.0));
@@ -56,7 +56,7 @@ DetachExample detach_example() {
 
 // region: nonlinear-example
 NonlinearExample nonlinear_example() {
-  Scalar x = Scalar::variable(0.5);
+  Scalar x = Scalar::parameter(0.5);
   Scalar output = x.tanh().exp();
   output.backward();
   return {x.value(), output.value(), x.gradient().value()};
@@ -65,7 +65,7 @@ NonlinearExample nonlinear_example() {
 
 // region: gradcheck-example
 llm::ScalarGradientCheck gradcheck_example() {
-  Scalar x = Scalar::variable(kReusedInput);
+  Scalar x = Scalar::parameter(kReusedInput);
   Scalar square = x.mul(x);
   Scalar loss = square.add(square);
   loss.backward();
@@ -97,7 +97,7 @@ TypedErrorCase expect_rejection(std::string label, ScalarErrorKind expected,
 }  // namespace
 
 std::vector<TypedErrorCase> typed_error_example() {
-  Scalar x = Scalar::variable(kReusedInput);
+  Scalar x = Scalar::parameter(kReusedInput);
   Scalar square = x.mul(x);
   Scalar loss = square.add(square);
   loss.backward();
@@ -105,7 +105,7 @@ std::vector<TypedErrorCase> typed_error_example() {
   const std::vector<Scalar> reused = {x, square, loss, constant};
 
   // After one pass x stores 1e308; a second pass would store 2e308.
-  Scalar small = Scalar::variable(1.0);
+  Scalar small = Scalar::parameter(1.0);
   Scalar large = small.mul(Scalar::constant(1e308));
   large.backward();
 

@@ -74,7 +74,7 @@ void print_evidence(const ch15::WorkedExample& worked, const ch15::DetachExample
 demo::Json error_json(const ch15::RejectedRequest& request) {
   using Kind = llm::TensorAutodiffErrorKind;
   const llm::TensorAutodiffError& error = request.error;
-  demo::Json evidence = {{"operation", llm::tensor_operation_name(error.operation())}};
+  demo::Json evidence = {{"operation", error.operation().name()}};
   switch (error.kind()) {
     case Kind::SeedShapeMismatch:
       evidence["seed_shape"] = error.shape();
@@ -114,7 +114,7 @@ demo::Json forward_graph_json(const ch15::WorkedExample& worked) {
     demo::Json entry = demo::tensor_json(node.value);
     nodes.push_back({{"id", node.index},
                      {"label", labels.at(node.index)},
-                     {"operation", llm::tensor_operation_name(node.operation)},
+                     {"operation", node.operation.name()},
                      {"shape", entry["shape"]},
                      {"values", entry["values"]},
                      {"tracked", node.tracked}});
@@ -144,7 +144,7 @@ demo::Json reverse_ledger_json(const ch15::WorkedExample& worked) {
     edges.push_back({{"reverse_index", edge.reverse_index},
                      {"consumer", edge.child},
                      {"consumer_label", labels.at(edge.child)},
-                     {"operation", llm::tensor_operation_name(pass.nodes.at(edge.child).operation)},
+                     {"operation", pass.nodes.at(edge.child).operation.name()},
                      {"operand_slot", edge.operand},
                      {"parent", edge.parent},
                      {"parent_label", labels.at(edge.parent)},

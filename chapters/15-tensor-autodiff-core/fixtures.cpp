@@ -45,9 +45,10 @@ std::vector<TensorValue> FixtureGraph::nodes() const {
 }
 
 FixtureValues FixtureGraph::values() const {
-  return {x.value_snapshot(),      reshaped.value_snapshot(),  transposed.value_snapshot(),
-          bias.value_snapshot(),   broadcast.value_snapshot(), sum.value_snapshot(),
-          square.value_snapshot(), output.value_snapshot()};
+  return {x.value().materialize(),      reshaped.value().materialize(),
+          transposed.value().materialize(), bias.value().materialize(),
+          broadcast.value().materialize(),  sum.value().materialize(),
+          square.value().materialize(),     output.value().materialize()};
 }
 
 Tensor fixture_seed() {
@@ -63,7 +64,7 @@ FixtureGraph build_fixture_graph() {
   TensorValue broadcast = bias.broadcast_to({2, 3});
   TensorValue sum = transposed.add(broadcast);
   TensorValue square = sum.mul(sum);  // one node, two operand uses
-  TensorValue output = square.mean_axis(1, false);
+  TensorValue output = square.mean_axis(1, llm::KeepDim::No);
   return {x, reshaped, transposed, bias, broadcast, sum, square, output};
 }
 // endregion: shared-tensor-fixture
@@ -100,7 +101,7 @@ WorkedExample worked_example() {
       baseline.broadcast, baseline.sum,      baseline.square,     baseline.output};
   double largest = 0.0;
   for (std::size_t node = 0; node < expected.size(); ++node) {
-    largest = std::max(largest, max_difference(nodes[node].value(), expected[node]));
+    largest = std::max(largest, max_difference(nodes[node].value().materialize(), expected[node]));
   }
   largest = std::max(largest, max_difference(states[0].x, baseline.x_gradient));
   largest = std::max(largest, max_difference(states[0].bias, baseline.bias_gradient));
@@ -128,7 +129,7 @@ DetachExample detach_example() {
   const TensorValue c = TensorValue::constant(Tensor::scalar(10));
   const TensorValue output = p.mul(p).add(detached.mul(c)).sum_axis(0);
   output.backward();
-  return {p.value_snapshot(), c.value().values()[0], output.value().values()[0], *p.gradient(),
+  return {p.value().materialize(), c.value().at({}), output.value().at({}), *p.gradient(),
           detached.gradient()};
 }
 // endregion: tensor-detach-example

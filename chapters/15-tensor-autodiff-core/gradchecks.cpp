@@ -7,7 +7,6 @@
 #include "llm/tensor/broadcast.hpp"
 #include "llm/tensor/elementwise.hpp"
 #include "llm/tensor/reduction.hpp"
-#include "llm/tensor/shape_ops.hpp"
 
 namespace ch15 {
 
@@ -89,35 +88,35 @@ std::vector<VjpCheck> vjp_gradchecks() {
   checks.push_back(check_vjp(
       "multiply", "p[4,1] * c[1,3]", {4, 1},
       [&](const TensorValue& p) { return p.mul(TensorValue::constant(mul_other)); },
-      [&](const Tensor& p) { return llm::multiply(p.view(), mul_other.view()); }));
+      [&](const Tensor& p) { return llm::mul(p.view(), mul_other.view()); }));
   checks.push_back(check_vjp(
       "reshape", "reshape(p[2,3], [3,2])", {2, 3},
       [](const TensorValue& p) {
         return p.reshape({3, 2});
       },
       [](const Tensor& p) {
-        return llm::reshape(p.view(), {3, 2});
+        return p.view().reshape({3, 2}).materialize();
       }));
   checks.push_back(check_vjp(
       "transpose", "transpose(p[2,3,2], 0, 2)", {2, 3, 2},
       [](const TensorValue& p) { return p.transpose(0, 2); },
-      [](const Tensor& p) { return llm::transpose(p.view(), 0, 2); }));
+      [](const Tensor& p) { return p.view().transpose(0, 2).materialize(); }));
   checks.push_back(check_vjp(
       "broadcast", "broadcast_to(p[2,1,2], [2,3,2])", {2, 1, 2},
       [](const TensorValue& p) {
         return p.broadcast_to({2, 3, 2});
       },
       [](const Tensor& p) {
-        return llm::broadcast_to(p.view(), {2, 3, 2});
+        return p.view().broadcast_to({2, 3, 2}).materialize();
       }));
   checks.push_back(check_vjp(
       "sum", "sum_axis(p[2,3], 0, keep_dim=false)", {2, 3},
-      [](const TensorValue& p) { return p.sum_axis(0, false); },
-      [](const Tensor& p) { return llm::sum_axis(p.view(), 0, false); }));
+      [](const TensorValue& p) { return p.sum_axis(0, llm::KeepDim::No); },
+      [](const Tensor& p) { return llm::sum_axis(p.view(), 0, llm::KeepDim::No); }));
   checks.push_back(check_vjp(
       "mean", "mean_axis(p[2,3], 1, keep_dim=true)", {2, 3},
-      [](const TensorValue& p) { return p.mean_axis(1, true); },
-      [](const Tensor& p) { return llm::mean_axis(p.view(), 1, true); }));
+      [](const TensorValue& p) { return p.mean_axis(1, llm::KeepDim::Yes); },
+      [](const Tensor& p) { return llm::mean_axis(p.view(), 1, llm::KeepDim::Yes); }));
   return checks;
 }
 // endregion: tensor-vjp-gradchecks

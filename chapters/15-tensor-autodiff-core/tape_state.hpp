@@ -27,7 +27,7 @@ inline TapeState tape_state(const std::vector<llm::TensorValue>& watched) {
   TapeState state;
   state.gradients = demo::gradient_bits(watched);
   for (const llm::TensorValue& node : watched) {
-    state.values.push_back(demo::bits_of(node.value()));
+    state.values.push_back(demo::bits_of(node.value().materialize()));
     state.released.push_back(node.is_released());
     state.versions.push_back(node.version());
   }

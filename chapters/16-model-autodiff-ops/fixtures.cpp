@@ -61,7 +61,7 @@ Tensor pass_adjoint(const llm::TensorBackwardTrace& trace, TensorOperation opera
   const Tensor* adjoint = trace.pass_adjoint(operation);
   if (adjoint == nullptr) {
     throw std::runtime_error("the traced pass has no adjoint for " +
-                             std::string(llm::tensor_operation_name(operation)));
+                             std::string(operation.name()));
   }
   return *adjoint;
 }
@@ -124,7 +124,7 @@ std::vector<ForwardStep> forward_steps(std::span<const ChainNode> chain,
     }
     const llm::TensorTraceNode& node = *pass->find(result.node_id());
     ForwardStep step{call.name, node.operation, call.result, {}, {}, {}, call.integer_inputs,
-                     result.value_snapshot()};
+                     result.value().materialize()};
     for (std::size_t operand : node.operands) {
       const llm::TensorTraceNode& parent = pass->nodes.at(operand);
       step.operands.push_back(label_of(chain, parent.node_id));
@@ -160,12 +160,12 @@ FrozenModelExample frozen_model_example() {
 
   const HandwrittenModelBaseline baseline = handwritten_model_backward();
   BaselineCheck check;
-  check("gathered rows", gathered.value(), baseline.gathered);
-  check("projection preactivations", projection_preactivations.value(),
+  check("gathered rows", gathered.value().materialize(), baseline.gathered);
+  check("projection preactivations", projection_preactivations.value().materialize(),
         baseline.projection_preactivations);
-  check("SiLU", activated.value(), baseline.activated);
-  check("log-probabilities", log_probabilities.value(), baseline.log_probabilities);
-  check("loss", loss.value(), std::array{baseline.loss});
+  check("SiLU", activated.value().materialize(), baseline.activated);
+  check("log-probabilities", log_probabilities.value().materialize(), baseline.log_probabilities);
+  check("loss", loss.value().materialize(), std::array{baseline.loss});
 
   // Traced because the comparison reads intermediate adjoints (and the
   // figures the recorded graph); training would call backward(): the same
@@ -184,15 +184,15 @@ FrozenModelExample frozen_model_example() {
   std::vector<std::string> backward_labels = trace_labels(chain, backward);
   std::vector<ForwardStep> forward = forward_steps(chain, backward);  // after the reads above
 
-  return {embeddings.value_snapshot(),
+  return {embeddings.value().materialize(),
           {kTokenIds.begin(), kTokenIds.end()},
-          weights.value_snapshot(),
+          weights.value().materialize(),
           {kTargets.begin(), kTargets.end()},
-          gathered.value_snapshot(),
-          projection_preactivations.value_snapshot(),
-          activated.value_snapshot(),
-          log_probabilities.value_snapshot(),
-          loss.value_snapshot(),
+          gathered.value().materialize(),
+          projection_preactivations.value().materialize(),
+          activated.value().materialize(),
+          log_probabilities.value().materialize(),
+          loss.value().materialize(),
           std::move(forward),
           std::move(backward),
           std::move(backward_labels),
@@ -220,7 +220,7 @@ std::vector<ScalarProbe> scalar_probes() {
     const TensorValue x = TensorValue::parameter(Tensor::scalar(probe.input));
     const TensorValue y = (x.*probe.apply)();
     y.backward();  // seed 1: the stored gradient is the local derivative
-    probes.push_back({probe.operation, probe.label, probe.input, y.value().values()[0],
+    probes.push_back({probe.operation, probe.label, probe.input, y.value().at({}),
                       x.gradient()->values()[0]});
   }
   return probes;

@@ -16,7 +16,6 @@
 #include "llm/tensor/elementwise.hpp"
 #include "llm/tensor/matmul.hpp"
 #include "llm/tensor/probability.hpp"
-#include "llm/tensor/shape_ops.hpp"
 #include "tensor_tape_support.hpp"
 #include "vjp_check_support.hpp"
 
@@ -71,12 +70,12 @@ TEST(ModelMatmulVjp, FlowsThroughATransposedOperandOnEitherSide) {
   expect_vjp_matches(
       "x.transpose(0, 1) as the left operand", filled({3, 2}),
       [&](const TensorValue& p) { return p.transpose(0, 1).matmul(TensorValue::constant(right)); },
-      [&](const Tensor& p) { return matmul(transpose(p.view(), 0, 1).view(), right.view()); });
+      [&](const Tensor& p) { return matmul(p.view().transpose(0, 1), right.view()); });
   const Tensor left = filled({2, 3});
   expect_vjp_matches(
       "x.transpose(0, 1) as the right operand", filled({4, 3}, 0.5),
       [&](const TensorValue& p) { return TensorValue::constant(left).matmul(p.transpose(0, 1)); },
-      [&](const Tensor& p) { return matmul(left.view(), transpose(p.view(), 0, 1).view()); });
+      [&](const Tensor& p) { return matmul(left.view(), p.view().transpose(0, 1)); });
 }
 
 TEST(ModelMatmulVjp, AddsBothContributionsWhenOneTensorIsBothOperands) {

@@ -45,7 +45,7 @@ std::optional<ScalarError> scalar_error_from(Action action) {
 
 // x = 2, square = x * x, loss = square + square.
 struct ReusedSquare {
-  Scalar x = Scalar::variable(2.0);
+  Scalar x = Scalar::parameter(2.0);
   Scalar square = x.mul(x);
   Scalar loss = square.add(square);
 
@@ -55,10 +55,10 @@ struct ReusedSquare {
 };
 
 TEST(ScalarGraph, LeavesRecordValueOperationAndTracking) {
-  const Scalar x = Scalar::variable(2.0);
+  const Scalar x = Scalar::parameter(2.0);
   const Scalar c = Scalar::constant(3.0);
   EXPECT_EQ(x.value(), 2.0);
-  EXPECT_EQ(x.operation(), ScalarOperation::Variable);
+  EXPECT_EQ(x.operation(), ScalarOperation::Parameter);
   EXPECT_TRUE(x.tracks_gradient());
   EXPECT_EQ(x.gradient(), std::optional(0.0));
   EXPECT_EQ(c.value(), 3.0);
@@ -68,7 +68,7 @@ TEST(ScalarGraph, LeavesRecordValueOperationAndTracking) {
 }
 
 TEST(ScalarGraph, OperationAndErrorKindNamesAreStable) {
-  EXPECT_EQ(scalar_operation_name(ScalarOperation::Variable), "variable");
+  EXPECT_EQ(scalar_operation_name(ScalarOperation::Parameter), "parameter");
   EXPECT_EQ(scalar_operation_name(ScalarOperation::Constant), "constant");
   EXPECT_EQ(scalar_operation_name(ScalarOperation::Detached), "detached");
   EXPECT_EQ(scalar_operation_name(ScalarOperation::Add), "add");
@@ -90,9 +90,9 @@ TEST(ScalarGraph, OperationAndErrorKindNamesAreStable) {
 }
 
 TEST(ScalarGraph, NodeIdentityIsSharedByCopiesButNotByEqualValues) {
-  const Scalar x = Scalar::variable(2.0);
+  const Scalar x = Scalar::parameter(2.0);
   const Scalar copy = x;
-  const Scalar twin = Scalar::variable(2.0);
+  const Scalar twin = Scalar::parameter(2.0);
   EXPECT_TRUE(copy.is_same_node(x));
   EXPECT_FALSE(twin.is_same_node(x));
   EXPECT_FALSE(x.detach().is_same_node(x));
@@ -113,7 +113,7 @@ TEST(ScalarGraph, OperationsOnConstantsAreUntracked) {
   const Scalar b = Scalar::constant(-0.5);
   EXPECT_FALSE(a.add(b).tracks_gradient());
   EXPECT_FALSE(a.mul(b).exp().tanh().neg().sub(b).tracks_gradient());
-  EXPECT_TRUE(a.add(Scalar::variable(1.0)).tracks_gradient());
+  EXPECT_TRUE(a.add(Scalar::parameter(1.0)).tracks_gradient());
 }
 
 TEST(ScalarGraph, EveryOperationRecordsItsLocalDerivatives) {
@@ -136,8 +136,8 @@ TEST(ScalarGraph, EveryOperationRecordsItsLocalDerivatives) {
   };
   for (const Case& expected : cases) {
     SCOPED_TRACE(expected.name);
-    Scalar a = Scalar::variable(a_value);
-    Scalar b = Scalar::variable(b_value);
+    Scalar a = Scalar::parameter(a_value);
+    Scalar b = Scalar::parameter(b_value);
     const std::string name = expected.name;
     Scalar output = name == "add"   ? a.add(b)
                     : name == "mul" ? a.mul(b)
@@ -159,7 +159,7 @@ TEST(ScalarBackward, ReusedSquareRecordsFourEdgesInReverseOrder) {
   EXPECT_EQ(pass.seed, 1.0);
 
   ASSERT_EQ(pass.nodes.size(), 3u);
-  const std::vector<ScalarOperation> operations = {ScalarOperation::Variable, ScalarOperation::Mul,
+  const std::vector<ScalarOperation> operations = {ScalarOperation::Parameter, ScalarOperation::Mul,
                                                    ScalarOperation::Add};
   const std::vector<double> values = {2.0, 4.0, 8.0};
   const std::vector<double> adjoints = {8.0, 2.0, 1.0};
@@ -246,7 +246,7 @@ TEST(ScalarBackward, ZeroGradClearsOnlyReachableTrackedNodes) {
 }
 
 TEST(ScalarBackward, DetachStopsTheGradientAtACopiedLeaf) {
-  Scalar x = Scalar::variable(2.0);
+  Scalar x = Scalar::parameter(2.0);
   const Scalar square = x.mul(x);
   const Scalar detached = x.detach();
   const Scalar stopped = detached.mul(Scalar::constant(3.0));
@@ -273,7 +273,7 @@ TEST(ScalarBackward, DetachStopsTheGradientAtACopiedLeaf) {
 }
 
 TEST(ScalarBackward, DifferentiatesExpOfTanh) {
-  Scalar x = Scalar::variable(0.5);
+  Scalar x = Scalar::parameter(0.5);
   Scalar output = x.tanh().exp();
   output.backward();
   EXPECT_EQ(format_fixed(output.value(), 12), "1.587431271430");
@@ -287,12 +287,12 @@ TEST(ScalarErrors, RejectsNonFiniteLeavesWithoutMutation) {
   graph.loss.backward();
   const auto before = gradient_bits({graph.x, graph.square, graph.loss});
 
-  const auto infinite = scalar_error_from([] { Scalar::variable(kInfinity); });
+  const auto infinite = scalar_error_from([] { Scalar::parameter(kInfinity); });
   ASSERT_TRUE(infinite.has_value());
   EXPECT_EQ(infinite->kind(), ScalarErrorKind::NonFiniteLeaf);
-  EXPECT_EQ(infinite->operation(), ScalarOperation::Variable);
+  EXPECT_EQ(infinite->operation(), ScalarOperation::Parameter);
   EXPECT_EQ(infinite->value(), kInfinity);
-  EXPECT_STREQ(infinite->what(), "variable scalar value inf must be finite");
+  EXPECT_STREQ(infinite->what(), "parameter scalar value inf must be finite");
 
   const auto nan = scalar_error_from([] { Scalar::constant(kNaN); });
   ASSERT_TRUE(nan.has_value());
@@ -324,7 +324,7 @@ TEST(ScalarErrors, RejectsNonFiniteResultsWithoutMutation) {
   EXPECT_STREQ(exponential->what(), "exp produced non-finite scalar value inf");
 
   const auto difference =
-      scalar_error_from([] { Scalar::constant(-1e308).sub(Scalar::variable(1e308)); });
+      scalar_error_from([] { Scalar::constant(-1e308).sub(Scalar::parameter(1e308)); });
   ASSERT_TRUE(difference.has_value());
   EXPECT_EQ(difference->operation(), ScalarOperation::Sub);
   EXPECT_EQ(difference->value(), -kInfinity);
@@ -379,7 +379,7 @@ TEST(ScalarBackward, RejectsNonFiniteSeedWithoutMutation) {
 TEST(ScalarBackward, RejectsNonFiniteContributionWithoutMutation) {
   // y = x * 1e200 is 1e-100 and z = y * 1e200 is 1e100, both finite, but the
   // edge from y to x would carry 1e200 * 1e200.
-  Scalar x = Scalar::variable(1e-300);
+  Scalar x = Scalar::parameter(1e-300);
   const Scalar y = x.mul(Scalar::constant(1e200));
   Scalar z = y.mul(Scalar::constant(1e200));
   z.backward_with_seed(1e-100);  // a small seed keeps every product finite
@@ -403,7 +403,7 @@ TEST(ScalarBackward, RejectsNonFiniteContributionWithoutMutation) {
 
 TEST(ScalarBackward, RejectsNonFinitePassAdjointWithoutMutation) {
   // Two separate products of x with 1e308 each send x a finite 1e308; their sum overflows.
-  Scalar x = Scalar::variable(1e-300);
+  Scalar x = Scalar::parameter(1e-300);
   const Scalar big = Scalar::constant(1e308);
   const Scalar a = x.mul(big);
   const Scalar b = x.mul(big);
@@ -425,7 +425,7 @@ TEST(ScalarBackward, RejectsNonFinitePassAdjointWithoutMutation) {
 }
 
 TEST(ScalarBackward, RejectsNonFiniteAccumulatedGradientWithoutPartialCommit) {
-  Scalar x = Scalar::variable(1.0);
+  Scalar x = Scalar::parameter(1.0);
   Scalar y = x.mul(Scalar::constant(1e308));
   y.backward();
   EXPECT_EQ(*x.gradient(), 1e308);

@@ -80,7 +80,7 @@ TEST(TensorTapeErrors, RejectsNonFiniteForwardResultsNamingTheOperation) {
             "add produced non-finite value inf at coordinate [0] of shape [2]");
   const auto mul_error = capture_error<TensorAutodiffError>([&] { big.mul(big); });
   ASSERT_TRUE(mul_error.has_value());
-  EXPECT_EQ(mul_error->operation(), TensorOperation::Multiply);
+  EXPECT_EQ(mul_error->operation(), TensorOperation::Mul);
   const auto sum_error = capture_error<TensorAutodiffError>([&] { big.broadcast_to({2, 2}).sum_axis(0); });
   ASSERT_TRUE(sum_error.has_value());
   EXPECT_EQ(sum_error->operation(), TensorOperation::SumAxis);
@@ -169,7 +169,7 @@ TEST(TensorTapeErrors, RejectsNonFiniteContributionWithoutMutationOrRelease) {
       [&] { y.backward_with_seed(tensor({1}, {1e10}), Retention::Release); });
   ASSERT_TRUE(error.has_value());
   EXPECT_EQ(error->kind(), TensorAutodiffErrorKind::NonFiniteContribution);
-  EXPECT_EQ(error->operation(), TensorOperation::Multiply);
+  EXPECT_EQ(error->operation(), TensorOperation::Mul);
   EXPECT_EQ(error->node(), 2u);
   EXPECT_EQ(error->parent(), 0u);
   EXPECT_EQ(error->operand(), 0u);
@@ -245,7 +245,7 @@ TEST(TensorTapeStaleOperand, AssignedParameterMakesRecordedConsumersStale) {
   const auto error = capture_error<TensorAutodiffError>([&] { y.backward(); });
   ASSERT_TRUE(error.has_value());
   EXPECT_EQ(error->kind(), TensorAutodiffErrorKind::StaleOperand);
-  EXPECT_EQ(error->operation(), TensorOperation::Multiply);
+  EXPECT_EQ(error->operation(), TensorOperation::Mul);
   EXPECT_EQ(error->operand(), 0u);
   EXPECT_EQ(error->recorded_version(), 0u);
   EXPECT_EQ(error->current_version(), 1u);

@@ -33,7 +33,7 @@ struct TapeState {
 inline TapeState tape_state(const std::vector<TensorValue>& nodes) {
   TapeState state;
   for (const TensorValue& node : nodes) {
-    state.values.push_back(bits_of(node.value()));
+    state.values.push_back(bits_of(node.value().materialize()));
     const std::optional<Tensor> gradient = node.gradient();
     state.gradients.push_back(gradient ? std::optional(bits_of(*gradient)) : std::nullopt);
     state.released.push_back(node.is_released());
@@ -53,7 +53,7 @@ struct WorkedExample {
   TensorValue broadcast = bias.broadcast_to({2, 3});
   TensorValue sum = transposed.add(broadcast);
   TensorValue square = sum.mul(sum);
-  TensorValue output = square.mean_axis(1, false);
+  TensorValue output = square.mean_axis(1, KeepDim::No);
   Tensor seed = tensor({2}, {3, 6});
 
   std::vector<TensorValue> nodes() const {

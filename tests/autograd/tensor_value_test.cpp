@@ -44,7 +44,7 @@ TEST(TensorTapeLeaves, ConstantIsUntrackedAndHasNoGradient) {
 
 TEST(TensorTapeLeaves, SnapshotsAreIndependentCopies) {
   const TensorValue p = TensorValue::parameter(tensor({2}, {2, 3}));
-  Tensor value = p.value_snapshot();
+  Tensor value = p.value().materialize();
   Tensor gradient = *p.gradient_snapshot();
   value.mutable_values()[0] = 99;
   gradient.mutable_values()[0] = 99;
@@ -61,7 +61,7 @@ TEST(TensorTapeLeaves, OperationNamesAreStable) {
       {TensorOperation::Transpose, "transpose"},
       {TensorOperation::BroadcastTo, "broadcast_to"},
       {TensorOperation::Add, "add"},
-      {TensorOperation::Multiply, "mul"},
+      {TensorOperation::Mul, "mul"},
       {TensorOperation::SumAxis, "sum_axis"},
       {TensorOperation::MeanAxis, "mean_axis"},
       {TensorOperation::MatMul, "matmul"},
@@ -72,7 +72,7 @@ TEST(TensorTapeLeaves, OperationNamesAreStable) {
       {TensorOperation::LogSoftmax, "log_softmax"},
       {TensorOperation::IndexedMeanNll, "indexed_mean_nll"}};
   for (const auto& [operation, name] : expected) {
-    EXPECT_EQ(tensor_operation_name(operation), name);
+    EXPECT_EQ(operation.name(), name);
   }
 }
 
@@ -98,19 +98,19 @@ TEST(TensorTapeForward, WorkedExampleComputesEveryIntermediate) {
   EXPECT_EQ(example.output.shape(), (Shape{2}));
   EXPECT_EQ(values_of(example.output.value()), (std::vector<double>{11, 18}));
   for (const TensorValue& node : example.nodes()) EXPECT_TRUE(node.tracks_gradient());
-  EXPECT_EQ(example.square.operation(), TensorOperation::Multiply);
+  EXPECT_EQ(example.square.operation(), TensorOperation::Mul);
   EXPECT_EQ(example.output.operation(), TensorOperation::MeanAxis);
 }
 
 TEST(TensorTapeForward, ReductionsKeepOrDropTheAxis) {
   const TensorValue p = TensorValue::parameter(tensor({2, 3}, {1, 2, 3, 4, 5, 6}));
-  EXPECT_EQ(p.sum_axis(0, false).shape(), (Shape{3}));
-  EXPECT_EQ(values_of(p.sum_axis(0, false).value()), (std::vector<double>{5, 7, 9}));
-  EXPECT_EQ(p.sum_axis(1, true).shape(), (Shape{2, 1}));
-  EXPECT_EQ(values_of(p.sum_axis(1, true).value()), (std::vector<double>{6, 15}));
-  EXPECT_EQ(p.mean_axis(0, true).shape(), (Shape{1, 3}));
-  EXPECT_EQ(values_of(p.mean_axis(0, true).value()), (std::vector<double>{2.5, 3.5, 4.5}));
-  EXPECT_EQ(p.mean_axis(1, false).shape(), (Shape{2}));
+  EXPECT_EQ(p.sum_axis(0, KeepDim::No).shape(), (Shape{3}));
+  EXPECT_EQ(values_of(p.sum_axis(0, KeepDim::No).value()), (std::vector<double>{5, 7, 9}));
+  EXPECT_EQ(p.sum_axis(1, KeepDim::Yes).shape(), (Shape{2, 1}));
+  EXPECT_EQ(values_of(p.sum_axis(1, KeepDim::Yes).value()), (std::vector<double>{6, 15}));
+  EXPECT_EQ(p.mean_axis(0, KeepDim::Yes).shape(), (Shape{1, 3}));
+  EXPECT_EQ(values_of(p.mean_axis(0, KeepDim::Yes).value()), (std::vector<double>{2.5, 3.5, 4.5}));
+  EXPECT_EQ(p.mean_axis(1, KeepDim::No).shape(), (Shape{2}));
 }
 
 TEST(TensorTapeForward, RankZeroConstantBroadcastsAgainstAVector) {
@@ -157,7 +157,7 @@ TEST(TensorTapeBackward, RepeatedPassDoublesZeroGradClearsAndReleasePassRestores
   EXPECT_EQ(values_of(*example.x.gradient()), (std::vector<double>{4, 12, 4, 12, 10, 24}));
   EXPECT_EQ(values_of(*example.bias.gradient()), (std::vector<double>{16, 16, 34}));
   for (const TensorValue& node : example.nodes()) {
-    EXPECT_EQ(node.is_released(), !node.is_parameter()) << tensor_operation_name(node.operation());
+    EXPECT_EQ(node.is_released(), !node.is_parameter()) << node.operation().name();
   }
 }
 
@@ -177,11 +177,18 @@ TEST(TensorTapeBackward, ReleasedGraphRejectsAnotherPassAndKeepsGradients) {
   EXPECT_EQ(testing::tape_state(example.nodes()), before);
 }
 
-TEST(TensorTapeBackward, ZeroGradWorksOnAReleasedGraph) {
+TEST(TensorTapeBackward, AReleasedGraphKeepsNoEdgesSoZeroGradReachesOnlyItsOutput) {
   const WorkedExample example;
   example.output.backward_with_seed(example.seed, Retention::Release);
+  // The release dropped every edge: the output no longer reaches the parameters.
   example.output.zero_grad();
+  EXPECT_EQ(values_of(*example.bias.gradient()), (std::vector<double>{16, 16, 34}));
+  // Parameters are zeroed through themselves (what an optimizer step does).
+  example.bias.zero_grad();
   EXPECT_EQ(values_of(*example.bias.gradient()), (std::vector<double>(3, 0.0)));
+  // The values stay readable through every handle.
+  EXPECT_EQ(values_of(example.output.value()), (std::vector<double>{11, 18}));
+  EXPECT_EQ(values_of(example.transposed.value()), (std::vector<double>{1, 3, 5, 2, 4, 6}));
 }
 
 TEST(TensorTapeBackward, NewOperationsOnReleasedNodesFailOnlyWhenReversedThroughThem) {
@@ -239,7 +246,7 @@ TEST(TensorTapeTrace, WorkedExampleRecordsEightNodesAndEightEdges) {
   const std::vector<TensorOperation> operations = {
       TensorOperation::Parameter, TensorOperation::Reshape,     TensorOperation::Transpose,
       TensorOperation::Parameter, TensorOperation::BroadcastTo, TensorOperation::Add,
-      TensorOperation::Multiply,  TensorOperation::MeanAxis};
+      TensorOperation::Mul,  TensorOperation::MeanAxis};
   const std::vector<TensorValue> nodes = example.nodes();
   for (std::size_t index = 0; index < 8; ++index) {
     EXPECT_EQ(trace.nodes[index].index, index);
@@ -255,7 +262,7 @@ TEST(TensorTapeTrace, WorkedExampleRecordsEightNodesAndEightEdges) {
   EXPECT_EQ(values_of(*trace.nodes[5].pass_adjoint), (std::vector<double>{4, 4, 10, 12, 12, 24}));
   EXPECT_EQ(values_of(*trace.nodes[1].pass_adjoint), (std::vector<double>{4, 12, 4, 12, 10, 24}));
   EXPECT_EQ(values_of(*trace.nodes[3].gradient), (std::vector<double>{16, 16, 34}));
-  EXPECT_EQ(values_of(*trace.pass_adjoint(TensorOperation::Multiply)),
+  EXPECT_EQ(values_of(*trace.pass_adjoint(TensorOperation::Mul)),
             (std::vector<double>{1, 1, 1, 2, 2, 2}));
   EXPECT_EQ(trace.pass_adjoint(TensorOperation::Exp), nullptr);
 
@@ -341,7 +348,7 @@ TEST(TensorTapeNoGrad, OperationsInsideTheScopeRecordNoGraph) {
     const TensorValue square = p.mul(p);
     EXPECT_EQ(values_of(square.value()), (std::vector<double>{4, 9}));
     EXPECT_FALSE(square.tracks_gradient());
-    EXPECT_EQ(square.operation(), TensorOperation::Multiply);
+    EXPECT_EQ(square.operation(), TensorOperation::Mul);
     const auto error = testing::capture_error<TensorAutodiffError>([&] {
       square.backward_with_seed(tensor({2}, {1, 1}), Retention::Retain);
     });
@@ -352,6 +359,61 @@ TEST(TensorTapeNoGrad, OperationsInsideTheScopeRecordNoGraph) {
   EXPECT_FALSE(NoGradScope::active());
   const TensorValue square = p.mul(p);
   EXPECT_TRUE(square.tracks_gradient());
+}
+
+TEST(TensorTapeStructural, ViewOperationsShareTheOperandStorage) {
+  const TensorValue x = TensorValue::parameter(tensor({2, 3}, {1, 2, 3, 4, 5, 6}));
+  const SharedTensor storage = x.value();
+  for (const TensorValue& view :
+       {x.reshape({3, 2}), x.transpose(0, 1), x.permute({1, 0}), x.slice(1, 1, 3),
+        x.reshape({1, 2, 3}).broadcast_to({4, 2, 3})}) {
+    EXPECT_TRUE(view.value().shares_storage_with(storage)) << view.operation().name();
+  }
+  const TensorValue copy = x.transpose(0, 1).materialize();
+  EXPECT_FALSE(copy.value().shares_storage_with(storage));
+  EXPECT_TRUE(copy.value().is_contiguous());
+  EXPECT_EQ(values_of(copy.value()), (std::vector<double>{1, 4, 2, 5, 3, 6}));
+  EXPECT_EQ(x.slice(1, 1, 3).value().offset(), 1u);
+  EXPECT_EQ(x.transpose(0, 1).value().strides(), (Strides{1, 3}));
+}
+
+TEST(TensorTapeStructural, ReshapeOfANonContiguousValueIsATypedErrorThatRecordsNothing) {
+  const TensorValue x = TensorValue::parameter(tensor({2, 3}, {1, 2, 3, 4, 5, 6}));
+  const TensorValue transposed = x.transpose(0, 1);
+  const std::size_t nodes_before = TensorValue::live_node_count();
+  const auto error = testing::capture_error<TensorError>([&] { transposed.reshape({6}); });
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind(), TensorErrorKind::NonContiguousReshape);
+  EXPECT_EQ(error->strides(), (Strides{1, 3}));
+  EXPECT_EQ(TensorValue::live_node_count(), nodes_before);
+  EXPECT_EQ(values_of(transposed.materialize().reshape({6}).value()),
+            (std::vector<double>{1, 4, 2, 5, 3, 6}));
+}
+
+TEST(TensorTapeStructural, AGradientThroughAStrideZeroViewAddsEveryRepetition) {
+  const TensorValue bias = TensorValue::parameter(tensor({3}, {1, 2, 3}));
+  const TensorValue repeated = bias.broadcast_to({4, 3});
+  EXPECT_EQ(repeated.value().strides(), (Strides{0, 1}));
+  repeated.sum_axis(0).sum_axis(0).backward();
+  EXPECT_EQ(values_of(*bias.gradient()), (std::vector<double>{4, 4, 4}));
+}
+
+TEST(TensorTapeErrors, NameTheirAreaAndKindThroughTheBaseClass) {
+  const TensorValue x = TensorValue::constant(tensor({2}, {1, 2}));
+  try {
+    x.backward();
+    FAIL() << "an untracked output was reversed";
+  } catch (const Error& error) {  // no dynamic_cast needed to report it
+    EXPECT_EQ(error.area(), "tensor-tape");
+    EXPECT_EQ(error.kind_name(), "untracked-output");
+  }
+  try {
+    x.reshape({3});
+    FAIL() << "a reshape changed the element count";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.area(), "tensor");
+    EXPECT_EQ(error.kind_name(), "reshape-count-mismatch");
+  }
 }
 
 }  // namespace

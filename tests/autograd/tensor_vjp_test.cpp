@@ -15,7 +15,6 @@
 #include "llm/tensor/broadcast.hpp"
 #include "llm/tensor/elementwise.hpp"
 #include "llm/tensor/reduction.hpp"
-#include "llm/tensor/shape_ops.hpp"
 #include "tensor_tape_support.hpp"
 #include "vjp_check_support.hpp"
 
@@ -32,7 +31,7 @@ TEST(TensorVjp, ReshapeMatchesCentralDifferences) {
     expect_vjp_matches(
         "reshape " + shape_text(from) + " -> " + shape_text(to), filled(from),
         [target = to](const TensorValue& p) { return p.reshape(target); },
-        [target = to](const Tensor& p) { return reshape(p.view(), target); });
+        [target = to](const Tensor& p) { return p.view().reshape(target).materialize(); });
   }
 }
 
@@ -46,7 +45,7 @@ TEST(TensorVjp, TransposeMatchesCentralDifferences) {
     expect_vjp_matches(
         "transpose " + shape_text(c.shape) + " " + std::to_string(c.a) + "," + std::to_string(c.b),
         filled(c.shape), [&](const TensorValue& p) { return p.transpose(c.a, c.b); },
-        [&](const Tensor& p) { return transpose(p.view(), c.a, c.b); });
+        [&](const Tensor& p) { return p.view().transpose(c.a, c.b).materialize(); });
   }
 }
 
@@ -59,8 +58,42 @@ TEST(TensorVjp, BroadcastToMatchesCentralDifferences) {
     expect_vjp_matches(
         "broadcast " + shape_text(from) + " -> " + shape_text(to), filled(from),
         [target = to](const TensorValue& p) { return p.broadcast_to(target); },
-        [target = to](const Tensor& p) { return broadcast_to(p.view(), target); });
+        [target = to](const Tensor& p) { return p.view().broadcast_to(target).materialize(); });
   }
+}
+
+TEST(TensorVjp, PermuteSliceAndMaterializeMatchCentralDifferences) {
+  expect_vjp_matches(
+      "permute [2, 3, 4] -> [4, 2, 3]", filled({2, 3, 4}),
+      [](const TensorValue& p) { return p.permute({2, 0, 1}); },
+      [](const Tensor& p) { return p.view().permute({2, 0, 1}).materialize(); });
+  expect_vjp_matches(
+      "slice rows 1..3 of [4, 3]", filled({4, 3}),
+      [](const TensorValue& p) { return p.slice(0, 1, 3); },
+      [](const Tensor& p) { return p.view().slice(0, 1, 3).materialize(); });
+  expect_vjp_matches(
+      "slice of a transpose, then materialize and reshape", filled({3, 4}),
+      [](const TensorValue& p) { return p.transpose(0, 1).slice(1, 1, 3).materialize().reshape({8}); },
+      [](const Tensor& p) { return p.view().transpose(0, 1).slice(1, 1, 3).materialize(); });
+}
+
+TEST(TensorVjp, HeadsSplitAndMergedThroughViewsMatchCentralDifferences) {
+  // [B, T, C] = [2, 3, 4] as 2 heads of width 2: split, scale per head, merge.
+  const Tensor head_scale({2, 1, 1}, {1.5, -0.5});
+  expect_vjp_matches(
+      "split heads, mul, merge heads", filled({2, 3, 4}),
+      [&](const TensorValue& p) {
+        return p.reshape({2, 3, 2, 2})
+            .transpose(1, 2)
+            .mul(TensorValue::constant(head_scale))
+            .transpose(1, 2)
+            .materialize()
+            .reshape({2, 3, 4});
+      },
+      [&](const Tensor& p) {
+        const Tensor scaled = mul(p.view().reshape({2, 3, 2, 2}).transpose(1, 2), head_scale);
+        return scaled.view().transpose(1, 2).materialize().view().reshape({2, 3, 4}).materialize();
+      });
 }
 
 // Binary operations are checked through each operand slot in turn, with the
@@ -101,11 +134,11 @@ TEST(TensorVjp, MulMatchesCentralDifferencesThroughBothSlots) {
     expect_vjp_matches(
         "mul left " + shapes, filled(c.parameter),
         [&](const TensorValue& p) { return p.mul(TensorValue::constant(other)); },
-        [&](const Tensor& p) { return multiply(p.view(), other.view()); });
+        [&](const Tensor& p) { return mul(p.view(), other.view()); });
     expect_vjp_matches(
         "mul right " + shapes, filled(c.parameter),
         [&](const TensorValue& p) { return TensorValue::constant(other).mul(p); },
-        [&](const Tensor& p) { return multiply(other.view(), p.view()); });
+        [&](const Tensor& p) { return mul(other.view(), p.view()); });
   }
 }
 
@@ -120,10 +153,10 @@ TEST(TensorVjp, RankZeroConstantTimesVectorScalesTheGradient) {
 TEST(TensorVjp, TensorUsedTwiceMatchesCentralDifferences) {
   expect_vjp_matches(
       "x * x", filled({2, 3}), [](const TensorValue& p) { return p.mul(p); },
-      [](const Tensor& p) { return multiply(p.view(), p.view()); });
+      [](const Tensor& p) { return mul(p.view(), p.view()); });
   expect_vjp_matches(
       "x + x * x", filled({4}), [](const TensorValue& p) { return p.add(p.mul(p)); },
-      [](const Tensor& p) { return add(p.view(), multiply(p.view(), p.view()).view()); });
+      [](const Tensor& p) { return add(p.view(), mul(p.view(), p.view()).view()); });
 }
 
 TEST(TensorVjp, TransposedOperandMatchesCentralDifferences) {
@@ -131,29 +164,30 @@ TEST(TensorVjp, TransposedOperandMatchesCentralDifferences) {
   expect_vjp_matches(
       "transpose(x) * c", filled({2, 3}),
       [&](const TensorValue& p) { return p.transpose(0, 1).mul(TensorValue::constant(other)); },
-      [&](const Tensor& p) { return multiply(transpose(p.view(), 0, 1).view(), other.view()); });
+      [&](const Tensor& p) { return mul(p.view().transpose(0, 1), other.view()); });
   expect_vjp_matches(
       "x * transpose(x) both broadcast", filled({3, 1}),
       [](const TensorValue& p) { return p.mul(p.transpose(0, 1)); },
-      [](const Tensor& p) { return multiply(p.view(), transpose(p.view(), 0, 1).view()); });
+      [](const Tensor& p) { return mul(p.view(), p.view().transpose(0, 1)); });
 }
 
 struct ReductionCase {
   Shape shape;
   std::size_t axis;
-  bool keep_dim;
+  KeepDim keep_dim;
 };
 
 const std::vector<ReductionCase> kReductionCases = {
-    {{2, 3}, 0, false},   {{2, 3}, 0, true},     {{2, 3}, 1, false}, {{2, 3}, 1, true},
-    {{2, 3, 4}, 1, true}, {{2, 3, 4}, 2, false}, {{4}, 0, false},    {{4}, 0, true},
+    {{2, 3}, 0, KeepDim::No},    {{2, 3}, 0, KeepDim::Yes},    {{2, 3}, 1, KeepDim::No},
+    {{2, 3}, 1, KeepDim::Yes},   {{2, 3, 4}, 1, KeepDim::Yes}, {{2, 3, 4}, 2, KeepDim::No},
+    {{4}, 0, KeepDim::No},       {{4}, 0, KeepDim::Yes},
 };
 
 TEST(TensorVjp, SumAxisMatchesCentralDifferencesWithAndWithoutKeepDim) {
   for (const ReductionCase& c : kReductionCases) {
     expect_vjp_matches(
         "sum_axis " + shape_text(c.shape) + " axis " + std::to_string(c.axis) +
-            (c.keep_dim ? " keep" : " drop"),
+            (c.keep_dim == KeepDim::Yes ? " keep" : " drop"),
         filled(c.shape), [&](const TensorValue& p) { return p.sum_axis(c.axis, c.keep_dim); },
         [&](const Tensor& p) { return sum_axis(p.view(), c.axis, c.keep_dim); });
   }
@@ -163,7 +197,7 @@ TEST(TensorVjp, MeanAxisMatchesCentralDifferencesWithAndWithoutKeepDim) {
   for (const ReductionCase& c : kReductionCases) {
     expect_vjp_matches(
         "mean_axis " + shape_text(c.shape) + " axis " + std::to_string(c.axis) +
-            (c.keep_dim ? " keep" : " drop"),
+            (c.keep_dim == KeepDim::Yes ? " keep" : " drop"),
         filled(c.shape), [&](const TensorValue& p) { return p.mean_axis(c.axis, c.keep_dim); },
         [&](const Tensor& p) { return mean_axis(p.view(), c.axis, c.keep_dim); });
   }
@@ -173,14 +207,14 @@ TEST(TensorVjp, WorkedChainMatchesCentralDifferencesForBothParameters) {
   const Tensor bias = tensor({3}, {1, -1, 0});
   const Tensor x = tensor({2, 3}, {1, 2, 3, 4, 5, 6});
   const auto chain = [](const Tensor& x_value, const Tensor& bias_value) {
-    const Tensor t = transpose(reshape(x_value.view(), {3, 2}).view(), 0, 1);
-    const Tensor sum = add(t.view(), broadcast_to(bias_value.view(), {2, 3}).view());
-    return mean_axis(multiply(sum.view(), sum.view()).view(), 1, false);
+    const Tensor t = x_value.view().reshape({3, 2}).transpose(0, 1).materialize();
+    const Tensor sum = add(t.view(), bias_value.view().broadcast_to({2, 3}));
+    return mean_axis(mul(sum.view(), sum.view()), 1, KeepDim::No);
   };
   const auto on_tape = [](const TensorValue& x_node, const TensorValue& bias_node) {
     const TensorValue sum =
         x_node.reshape({3, 2}).transpose(0, 1).add(bias_node.broadcast_to({2, 3}));
-    return sum.mul(sum).mean_axis(1, false);
+    return sum.mul(sum).mean_axis(1, KeepDim::No);
   };
   expect_vjp_matches(
       "worked chain x", x,

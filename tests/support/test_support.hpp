@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "llm/tensor/shared_tensor.hpp"
 #include "llm/tensor/tensor.hpp"
 
 namespace llm::testing {
@@ -39,11 +40,21 @@ inline std::vector<double> values_of(const Tensor& tensor) {
   return {tensor.values().begin(), tensor.values().end()};
 }
 
+/// A shared tensor's values in row-major order (through any strides).
+inline std::vector<double> values_of(const SharedTensor& tensor) {
+  return values_of(tensor.materialize());
+}
+
 /// The exact bits of a tensor's values, for bit-for-bit comparisons.
 inline std::vector<std::uint64_t> bits_of(const Tensor& tensor) {
   std::vector<std::uint64_t> bits;
   for (double value : tensor.values()) bits.push_back(std::bit_cast<std::uint64_t>(value));
   return bits;
+}
+
+/// The exact bits of a shared tensor's values in row-major order.
+inline std::vector<std::uint64_t> bits_of(const SharedTensor& tensor) {
+  return bits_of(tensor.materialize());
 }
 
 }  // namespace llm::testing

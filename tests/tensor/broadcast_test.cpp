@@ -1,4 +1,4 @@
-// NumPy broadcasting, its index map, broadcast_to and its adjoint sum_to_shape.
+// NumPy broadcasting, broadcast views (stride 0) and their adjoint sum_to_shape.
 #include "llm/tensor/broadcast.hpp"
 
 #include <gtest/gtest.h>
@@ -66,31 +66,42 @@ TEST(BroadcastShapes, RejectsAResultWhoseElementCountOverflows) {
   EXPECT_EQ(error->shape(), (Shape{huge, 3}));
 }
 
-TEST(BroadcastIndex, MapsEachTargetOffsetToTheElementItRepeats) {
-  const BroadcastIndex row({3}, {2, 3});
-  const BroadcastIndex column({2, 1}, {2, 3});
-  const BroadcastIndex scalar({}, {2, 3});
-  std::vector<std::size_t> rows, columns, scalars;
-  for (std::size_t offset = 0; offset < 6; ++offset) {
-    rows.push_back(row.source_offset(offset));
-    columns.push_back(column.source_offset(offset));
-    scalars.push_back(scalar.source_offset(offset));
+TEST(BroadcastTo, RepeatsThroughStrideZeroWithoutCopying) {
+  // Each target element reads the source element at offset = sum c[i] * strides[i].
+  const Tensor row = Tensor({3}, {1, 2, 3});
+  const Tensor column = Tensor({2, 1}, {1, 2});
+  const Tensor scalar = Tensor::scalar(7);
+  const TensorView rows = row.view().broadcast_to({2, 3});
+  const TensorView columns = column.view().broadcast_to({2, 3});
+  const TensorView scalars = scalar.view().broadcast_to({2, 3});
+  EXPECT_EQ(rows.strides(), (Strides{0, 1}));
+  EXPECT_EQ(columns.strides(), (Strides{1, 0}));
+  EXPECT_EQ(scalars.strides(), (Strides{0, 0}));
+  EXPECT_TRUE(rows.shares_storage_with(row.view()));
+  EXPECT_FALSE(rows.is_contiguous());
+  std::vector<std::size_t> row_offsets, column_offsets;
+  for (std::size_t i = 0; i < 2; ++i) {
+    for (std::size_t j = 0; j < 3; ++j) {
+      const std::vector<std::size_t> at = {i, j};
+      row_offsets.push_back(rows.offset_of(at));
+      column_offsets.push_back(columns.offset_of(at));
+    }
   }
-  EXPECT_EQ(rows, (std::vector<std::size_t>{0, 1, 2, 0, 1, 2}));
-  EXPECT_EQ(columns, (std::vector<std::size_t>{0, 0, 0, 1, 1, 1}));
-  EXPECT_EQ(scalars, (std::vector<std::size_t>{0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(row_offsets, (std::vector<std::size_t>{0, 1, 2, 0, 1, 2}));
+  EXPECT_EQ(column_offsets, (std::vector<std::size_t>{0, 0, 0, 1, 1, 1}));
+  EXPECT_EQ(values_of(scalars.materialize()), (std::vector<double>(6, 7.0)));
 }
 
 TEST(BroadcastTo, RepeatsAlongAddedAndExpandedAxes) {
   const Tensor source({2, 1}, {1.0, 2.0});
-  const Tensor result = broadcast_to(source.view(), {3, 2, 2});
+  const Tensor result = source.view().broadcast_to({3, 2, 2}).materialize();
   EXPECT_EQ(result.shape(), (Shape{3, 2, 2}));
   EXPECT_EQ(values_of(result),
             (std::vector<double>{1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2}));
 }
 
 TEST(BroadcastTo, FillsATargetFromARankZeroTensor) {
-  const Tensor result = broadcast_to(Tensor::scalar(-1.5).view(), {2, 2});
+  const Tensor result = Tensor::scalar(-1.5).view().broadcast_to({2, 2}).materialize();
   EXPECT_EQ(result.shape(), (Shape{2, 2}));
   EXPECT_EQ(values_of(result), (std::vector<double>{-1.5, -1.5, -1.5, -1.5}));
 }
@@ -103,7 +114,8 @@ TEST(BroadcastTo, RejectsTargetsTheSourceCannotExpandTo) {
   for (const Case& c : {Case{{2, 3}, {4, 3}, 1}, Case{{3}, {1}, 0}, Case{{1, 3}, {3}, 1},
                         Case{{3}, {}, 0}}) {
     const Tensor source = Tensor::zeros(c.source);
-    const auto error = capture_error<TensorError>([&] { broadcast_to(source.view(), c.target); });
+    const auto error =
+        capture_error<TensorError>([&] { source.view().broadcast_to(c.target); });
     ASSERT_TRUE(error) << shape_text(c.source) << " -> " << shape_text(c.target);
     EXPECT_EQ(error->kind(), TensorErrorKind::IncompatibleBroadcast);
     EXPECT_EQ(error->shape(), c.source);
@@ -131,6 +143,15 @@ TEST(SumToShape, AddsBroadcastContributionsBackToEachTargetShape) {
   EXPECT_EQ(values_of(total), (std::vector<double>{21}));
 }
 
+TEST(SumToShape, ReadsAStridedSourceInItsOwnRowMajorOrder) {
+  // The source is the transpose [3, 2] of [[1, 2, 3], [4, 5, 6]]: rows (1, 4), (2, 5), (3, 6).
+  const Tensor stored({2, 3}, {1, 2, 3, 4, 5, 6});
+  const TensorView transposed = stored.view().transpose(0, 1);
+  EXPECT_EQ(values_of(sum_to_shape(transposed, {2})), (std::vector<double>{6, 15}));
+  EXPECT_EQ(values_of(sum_to_shape(transposed, {3, 1})), (std::vector<double>{5, 7, 9}));
+  EXPECT_EQ(values_of(sum_to_shape(transposed, {3, 2})), (std::vector<double>{1, 4, 2, 5, 3, 6}));
+}
+
 TEST(SumToShape, CopiesBitsUnchangedWhenNothingWasBroadcast) {
   const Tensor source({2}, {-0.0, 0.1});
   const Tensor result = sum_to_shape(source.view(), {2});
@@ -149,7 +170,7 @@ TEST(SumToShape, IsTheAdjointOfBroadcastTo) {
                         Case{{4, 1, 1}, {4, 3, 2}}, Case{{1}, {1}}, Case{{2, 3}, {2, 3}}}) {
     const Tensor x = wavy(c.source, 0.3);
     const Tensor y = wavy(c.target, 1.1);
-    const Tensor expanded = broadcast_to(x.view(), c.target);
+    const Tensor expanded = x.view().broadcast_to(c.target).materialize();
     const Tensor reduced = sum_to_shape(y.view(), c.source);
     EXPECT_EQ(reduced.shape(), c.source);  // a size-1 axis stays where it was
     const double forward = inner_product(expanded, y);

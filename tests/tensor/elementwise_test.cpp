@@ -1,4 +1,4 @@
-// Elementwise add, multiply and map with NumPy broadcasting.
+// Elementwise add, mul and map with NumPy broadcasting, on strided operands too.
 #include "llm/tensor/elementwise.hpp"
 
 #include <gtest/gtest.h>
@@ -34,24 +34,24 @@ TEST(Add, LeavesBothOperandsUnchanged) {
   EXPECT_EQ(values_of(right), (std::vector<double>{0.25}));
 }
 
-TEST(Multiply, ScalesEveryElementByARankZeroOperand) {
+TEST(Mul, ScalesEveryElementByARankZeroOperand) {
   const Tensor scale = Tensor::scalar(2.5);
   const Tensor vector({3}, {1, -2, 4});
-  const Tensor left_scalar = multiply(scale.view(), vector.view());
+  const Tensor left_scalar = mul(scale.view(), vector.view());
   EXPECT_EQ(left_scalar.shape(), (Shape{3}));
   EXPECT_EQ(values_of(left_scalar), (std::vector<double>{2.5, -5.0, 10.0}));
-  EXPECT_EQ(values_of(multiply(vector.view(), scale.view())), values_of(left_scalar));
+  EXPECT_EQ(values_of(mul(vector.view(), scale.view())), values_of(left_scalar));
 }
 
-TEST(Multiply, BroadcastsARowAcrossEveryRowOfAMatrix) {
+TEST(Mul, BroadcastsARowAcrossEveryRowOfAMatrix) {
   const Tensor matrix({2, 3}, {1, 2, 3, 4, 5, 6});
   const Tensor row({3}, {10, 0, -1});
   const Tensor column({2, 1}, {2, 3});
-  EXPECT_EQ(values_of(multiply(matrix.view(), row.view())),
+  EXPECT_EQ(values_of(mul(matrix.view(), row.view())),
             (std::vector<double>{10, 0, -3, 40, 0, -6}));
-  EXPECT_EQ(values_of(multiply(matrix.view(), column.view())),
+  EXPECT_EQ(values_of(mul(matrix.view(), column.view())),
             (std::vector<double>{2, 4, 6, 12, 15, 18}));
-  const Tensor outer = multiply(column.view(), row.view());
+  const Tensor outer = mul(column.view(), row.view());
   EXPECT_EQ(outer.shape(), (Shape{2, 3}));
   EXPECT_EQ(values_of(outer), (std::vector<double>{20, 0, -2, 30, 0, -3}));
 }
@@ -72,10 +72,10 @@ TEST(Add, RejectsIncompatibleShapesNamingBothShapesAndTheKind) {
       << message;
 }
 
-TEST(Multiply, RejectsIncompatibleShapesNamingBothShapes) {
+TEST(Mul, RejectsIncompatibleShapesNamingBothShapes) {
   const Tensor left = Tensor::zeros({3});
   const Tensor right = Tensor::zeros({2});
-  const auto error = capture_error<TensorError>([&] { multiply(left.view(), right.view()); });
+  const auto error = capture_error<TensorError>([&] { mul(left.view(), right.view()); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::IncompatibleBroadcast);
   EXPECT_EQ(error->shape(), (Shape{3}));
@@ -89,6 +89,66 @@ TEST(MapValues, AppliesTheFunctionToEveryElementKeepingTheShape) {
   EXPECT_EQ(squares.shape(), (Shape{2, 2}));
   EXPECT_EQ(values_of(squares), (std::vector<double>{1, 4, 9, 16}));
   EXPECT_EQ(values_of(source), (std::vector<double>{1, -2, 3, -4}));
+}
+
+TEST(Add, ReadsTransposedAndSlicedOperandsThroughTheirStrides) {
+  // stored = [[1, 2, 3], [4, 5, 6]]; its transpose is [[1, 4], [2, 5], [3, 6]].
+  const Tensor stored({2, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor column_bias({3, 1}, {100, 200, 300});
+  const Tensor sum = add(stored.view().transpose(0, 1), column_bias.view());
+  EXPECT_EQ(sum.shape(), (Shape{3, 2}));
+  EXPECT_EQ(values_of(sum), (std::vector<double>{101, 104, 202, 205, 303, 306}));
+  // Columns 1..3 of both rows: [[2, 3], [5, 6]], times itself transposed back.
+  const TensorView columns = stored.view().slice(1, 1, 3);
+  EXPECT_EQ(values_of(mul(columns, columns.transpose(0, 1))),
+            (std::vector<double>{4, 15, 15, 36}));
+}
+
+TEST(MapValues, CallsAClosureOncePerElementInRowMajorOrderAndNeverForAnEmptyTensor) {
+  const Tensor source({2, 3}, {1, 2, 3, 4, 5, 6});
+  std::vector<double> seen;
+  const Tensor squares = map_values(source.view().transpose(0, 1), [&](double x) {
+    seen.push_back(x);
+    return x * x;
+  });
+  EXPECT_EQ(seen, (std::vector<double>{1, 4, 2, 5, 3, 6}));
+  EXPECT_EQ(values_of(squares), (std::vector<double>{1, 16, 4, 25, 9, 36}));
+  std::size_t calls = 0;
+  const Tensor empty = Tensor::zeros({2, 0, 3});
+  const Tensor mapped = map_values(empty.view(), [&](double x) {
+    ++calls;
+    return x;
+  });
+  EXPECT_EQ(mapped.shape(), (Shape{2, 0, 3}));
+  EXPECT_EQ(calls, 0u);
+}
+
+TEST(BroadcastMap, CombinesWithAClosureAndNeverCallsItForAnEmptyResult) {
+  const Tensor rows({2, 1}, {1, 2});
+  const Tensor columns({3}, {10, 20, 30});
+  std::size_t calls = 0;
+  const Tensor result = broadcast_map(rows.view(), columns.view(), [&](double a, double b) {
+    ++calls;
+    return b - a;
+  });
+  EXPECT_EQ(values_of(result), (std::vector<double>{9, 19, 29, 8, 18, 28}));
+  EXPECT_EQ(calls, 6u);
+  calls = 0;
+  const Tensor empty = Tensor::zeros({2, 0, 3});
+  const Tensor none = broadcast_map(empty.view(), columns.view(), [&](double a, double b) {
+    ++calls;
+    return a + b;
+  });
+  EXPECT_EQ(none.shape(), (Shape{2, 0, 3}));
+  EXPECT_EQ(calls, 0u);
+}
+
+TEST(MapValues, ReadsAStridedSourceInRowMajorOrder) {
+  const Tensor stored({2, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor negated =
+      map_values(stored.view().transpose(0, 1), [](double x) { return -x; });
+  EXPECT_EQ(negated.shape(), (Shape{3, 2}));
+  EXPECT_EQ(values_of(negated), (std::vector<double>{-1, -4, -2, -5, -3, -6}));
 }
 
 }  // namespace

@@ -3,10 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "llm/format.hpp"
 #include "support/test_support.hpp"
 
 namespace llm {
@@ -60,7 +63,7 @@ TEST(IndexedMeanNll, StaysFiniteAndCorrectForLogitsOfMagnitudeOneThousand) {
   const Tensor logits({2, 2}, {1000.0, -1000.0, -1000.0, 1000.0});
   // Row 0 targets its winner (loss about exp(-2000) = 0), row 1 its loser (loss 2000).
   const std::vector<std::size_t> targets = {0, 0};
-  const IndexedNllForward forward = indexed_mean_nll_forward(logits.view(), 1, targets, true);
+  const IndexedNllForward forward = indexed_mean_nll_forward(logits.view(), 1, targets, EmitProbabilities::Yes);
   EXPECT_TRUE(std::isfinite(forward.loss));
   EXPECT_DOUBLE_EQ(forward.loss, 1000.0);
   ASSERT_TRUE(forward.probabilities.has_value());
@@ -69,28 +72,29 @@ TEST(IndexedMeanNll, StaysFiniteAndCorrectForLogitsOfMagnitudeOneThousand) {
 
 TEST(IndexedMeanNll, EmitsProbabilitiesOnlyWhenRequested) {
   const IndexedNllForward without =
-      indexed_mean_nll_forward(chapter_logits.view(), 1, chapter_targets, false);
+      indexed_mean_nll_forward(chapter_logits.view(), 1, chapter_targets, EmitProbabilities::No);
   EXPECT_FALSE(without.probabilities.has_value());
   const IndexedNllForward with =
-      indexed_mean_nll_forward(chapter_logits.view(), 1, chapter_targets, true);
+      indexed_mean_nll_forward(chapter_logits.view(), 1, chapter_targets, EmitProbabilities::Yes);
   ASSERT_TRUE(with.probabilities.has_value());
   EXPECT_EQ(with.probabilities->shape(), (Shape{2, 3}));
   // Both calls compute the same loss bits from the same statistics.
   EXPECT_EQ(with.loss, without.loss);
   // The saved probabilities are the ones log_softmax_forward emits for the same logits.
-  const LogSoftmaxForward softmax = log_softmax_forward(chapter_logits.view(), 1, true);
+  const LogSoftmaxForward softmax = log_softmax_forward(chapter_logits.view(), 1, EmitProbabilities::Yes);
   EXPECT_EQ(values_of(*with.probabilities), values_of(*softmax.probabilities));
 }
 
 TEST(LogSoftmax, EmittedProbabilitiesSumToOneAndEqualExpOfLogSoftmax) {
   const Tensor logits({2, 3, 2}, {0.5, -1.0, 2.0, 0.0, -0.5, 3.0, 1.0, 1.0, -2.0, 4.0, 0.25, -3.0});
   for (std::size_t axis = 0; axis < 3; ++axis) {
-    const LogSoftmaxForward forward = log_softmax_forward(logits.view(), axis, true);
+    const LogSoftmaxForward forward = log_softmax_forward(logits.view(), axis, EmitProbabilities::Yes);
     ASSERT_TRUE(forward.probabilities.has_value());
     const TensorView values = forward.value.view();
     const TensorView probabilities = forward.probabilities->view();
     for (std::size_t offset = 0; offset < logits.size(); ++offset) {
-      EXPECT_NEAR(probabilities.values()[offset], std::exp(values.values()[offset]), 1e-15);
+      EXPECT_NEAR(probabilities.contiguous_values()[offset],
+                  std::exp(values.contiguous_values()[offset]), 1e-15);
     }
     // Every group (a line along `axis`) sums to one.
     Shape group_shape = logits.shape();
@@ -120,7 +124,7 @@ TEST(LogSoftmax, MatchesTheDefinitionOnTheChapterLogits) {
 
 TEST(LogSoftmax, StaysFiniteForLogitsOfMagnitudeOneThousand) {
   const Tensor logits({1, 3}, {1000.0, -1000.0, 1000.0});
-  const LogSoftmaxForward forward = log_softmax_forward(logits.view(), 1, true);
+  const LogSoftmaxForward forward = log_softmax_forward(logits.view(), 1, EmitProbabilities::Yes);
   const double log_half = -std::log(2.0);
   EXPECT_DOUBLE_EQ(forward.value.values()[0], log_half);
   EXPECT_DOUBLE_EQ(forward.value.values()[1], -2000.0 + log_half);
@@ -129,7 +133,7 @@ TEST(LogSoftmax, StaysFiniteForLogitsOfMagnitudeOneThousand) {
 }
 
 TEST(LogSoftmax, LeavesProbabilitiesEmptyWhenNotRequested) {
-  const LogSoftmaxForward forward = log_softmax_forward(chapter_logits.view(), 1, false);
+  const LogSoftmaxForward forward = log_softmax_forward(chapter_logits.view(), 1, EmitProbabilities::No);
   EXPECT_FALSE(forward.probabilities.has_value());
   EXPECT_EQ(values_of(forward.value), values_of(log_softmax(chapter_logits.view(), 1)));
 }
@@ -150,7 +154,7 @@ TEST(LogSoftmaxValidation, RejectsAnEmptyClassAxisBeforeNonFiniteValues) {
 
 TEST(LogSoftmaxValidation, NamesTheFirstNonFiniteLogitInRowMajorOrder) {
   const Tensor logits({2, 2}, {0.0, inf_value, nan_value, 1.0});
-  const auto error = capture_error<TensorError>([&] { log_softmax_forward(logits.view(), 0, true); });
+  const auto error = capture_error<TensorError>([&] { log_softmax_forward(logits.view(), 0, EmitProbabilities::Yes); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::NonFiniteValue);
   EXPECT_EQ(error->coordinate(), (std::vector<std::size_t>{0, 1}));
@@ -205,7 +209,7 @@ TEST(IndexedMeanNllValidation, NamesTheFirstOutOfRangeTargetBeforeNonFiniteLogit
 TEST(IndexedMeanNllValidation, RejectsANonFiniteLogitAfterValidTargets) {
   const Tensor logits({2, 3}, {0.0, 1.0, -1.0, 2.0, -inf_value, -2.0});
   const auto error = capture_error<TensorError>(
-      [&] { indexed_mean_nll_forward(logits.view(), 1, chapter_targets, true); });
+      [&] { indexed_mean_nll_forward(logits.view(), 1, chapter_targets, EmitProbabilities::Yes); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::NonFiniteValue);
   EXPECT_EQ(error->coordinate(), (std::vector<std::size_t>{1, 1}));
@@ -226,6 +230,37 @@ TEST(StableSigmoid, MatchesTheDefinitionAndItsSymmetry) {
   }
   // Far in the negative tail the value is exp(x)-sized, not rounded to zero.
   EXPECT_NEAR(stable_sigmoid(-700.0) / std::exp(-700.0), 1.0, 1e-15);
+}
+
+TEST(Softmax, IsTheSameForShiftedRowsAndItsLogSumExpKeepsTheShift) {
+  // Chapter 12's logits: the same two-class row shifted by 0, +1000 and -1001.
+  const Tensor logits({3, 2}, {0, 1, 1000, 1001, -1001, -1000});
+  const Tensor probabilities = softmax(logits.view(), 1);
+  EXPECT_EQ(probabilities.shape(), (Shape{3, 2}));
+  for (std::size_t row = 0; row < 3; ++row) {
+    EXPECT_EQ(format_fixed(probabilities.values()[2 * row]), "0.268941421370");
+    EXPECT_EQ(format_fixed(probabilities.values()[2 * row + 1]), "0.731058578630");
+  }
+  const Tensor totals = log_sum_exp(logits.view(), 1);
+  EXPECT_EQ(totals.shape(), (Shape{3}));
+  EXPECT_EQ(format_fixed(totals.values()[0]), "1.313261687518");
+  EXPECT_EQ(format_fixed(totals.values()[1]), "1001.313261687518");
+  EXPECT_EQ(format_fixed(totals.values()[2]), "-999.686738312482");
+  const auto empty = capture_error<TensorError>([] { log_sum_exp(Tensor::zeros({3, 0}).view(), 1); });
+  ASSERT_TRUE(empty);
+  EXPECT_EQ(empty->kind(), TensorErrorKind::EmptyAxis);
+}
+
+TEST(LogSoftmax, ReadsAStridedViewAsItsOwnRowMajorTensor) {
+  // The transpose of [[0, 1000], [1, 1001], [2, -5]] has rows [0, 1, 2] and [1000, 1001, -5].
+  const Tensor stored({3, 2}, {0, 1000, 1, 1001, 2, -5});
+  const TensorView transposed = stored.view().transpose(0, 1);
+  const Tensor strided = log_softmax(transposed, 1);
+  const Tensor copied = log_softmax(transposed.materialize(), 1);
+  EXPECT_EQ(testing::bits_of(strided), testing::bits_of(copied));
+  const std::array<std::size_t, 2> targets = {2, 1};
+  EXPECT_EQ(indexed_mean_nll(transposed, 1, targets),
+            indexed_mean_nll(transposed.materialize(), 1, targets));
 }
 
 }  // namespace

@@ -79,7 +79,7 @@ std::string_view grad_check_error_kind_name(GradCheckErrorKind kind) {
 
 // region: gradcheck-error-messages
 GradCheckError::GradCheckError(GradCheckErrorKind kind, const std::string& message)
-    : Error(message), kind_(kind) {}
+    : Error("gradient-check", grad_check_error_kind_name(kind), message), kind_(kind) {}
 
 namespace {
 

@@ -8,18 +8,19 @@
 #include <utility>
 
 #include "llm/autograd/model_ops.hpp"
-#include "llm/autograd/tensor_value.hpp"
+#include "llm/autograd/recorder.hpp"
+#include "llm/autograd/tensor_pass_support.hpp"
 #include "llm/tensor/elementwise.hpp"
 #include "llm/tensor/probability.hpp"
 
 namespace llm {
 namespace {
 
-// rule(k, upstream[k]) for every flat k: the contribution of an elementwise
-// operation, whose upstream already has the operand's shape.
+// rule(k, upstream[k]) for every row-major k: the contribution of an
+// elementwise operation, whose upstream already has the operand's shape.
 template <class LocalRule>
-Tensor each_element(const Tensor& upstream, LocalRule&& rule) {
-  Tensor result = upstream;
+SharedTensor each_element(const SharedTensor& upstream, LocalRule&& rule) {
+  Tensor result = upstream.materialize();
   std::span<double> values = result.mutable_values();
   for (std::size_t k = 0; k < values.size(); ++k) values[k] = rule(k, values[k]);
   return result;
@@ -30,13 +31,15 @@ Tensor each_element(const Tensor& upstream, LocalRule&& rule) {
 // region: model-exp
 TensorValue TensorValue::exp() const {
   // Saved context: the output itself, since (e^x)' = e^x. An overflow to
-  // +inf is caught by record() as NonFiniteResult naming exp.
-  SavedTensor output = save(map_values(value().view(), [](double x) { return std::exp(x); }));
+  // +inf is caught by record_operation() as NonFiniteResult naming exp.
+  const SharedTensor input = value();
+  const SharedTensor output = map_values(input, [](double x) { return std::exp(x); });
   // d/dx exp(x) = exp(x)
-  auto times_output = [output](const Tensor& upstream) {
-    return multiply(upstream.view(), output->view());
+  auto times_output = [output](const SharedTensor& upstream) {
+    return SharedTensor(llm::mul(upstream, output));
   };
-  return record(TensorOperation::Exp, output, {{*this, {"times saved output", times_output}}});
+  return record_operation(TensorOperation::Exp, output,
+                          {*this, {"times saved output", times_output}});
 }
 // endregion: model-exp
 
@@ -44,22 +47,25 @@ TensorValue TensorValue::exp() const {
 TensorValue TensorValue::log() const {
   // ln is -inf at 0 and undefined below: a domain error of this operation,
   // reported with the first offending coordinate before anything is computed.
-  const std::span<const double> inputs = value().values();
+  // Saved context: the positive input as one row-major block (shared with
+  // its node unless the node holds a strided view).
+  const SharedTensor input = value().contiguous();
+  const std::span<const double> inputs = input.contiguous_values();
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     if (!(inputs[k] > 0.0)) {
-      throw ModelOpError::log_non_positive_input(shape(), coordinate_from_offset(shape(), k),
+      throw ModelOpError::log_non_positive_input(input.shape(),
+                                                 coordinate_from_offset(input.shape(), k),
                                                  inputs[k]);
     }
   }
-  Tensor result = map_values(value().view(), [](double x) { return std::log(x); });
-  // Saved context: the positive input, shared with its node.
-  SavedTensor input = saved_value();
+  Tensor result = map_values(input, [](double x) { return std::log(x); });
   // d/dx ln(x) = 1 / x
-  auto over_input = [input](const Tensor& upstream) {
-    return each_element(upstream, [&](std::size_t k, double g) { return g / input->values()[k]; });
+  auto over_input = [input](const SharedTensor& upstream) {
+    const std::span<const double> x = input.contiguous_values();
+    return each_element(upstream, [&](std::size_t k, double g) { return g / x[k]; });
   };
-  return record(TensorOperation::Log, std::move(result),
-                {{*this, {"divide by saved input", over_input}}});
+  return record_operation(TensorOperation::Log, std::move(result),
+                          {*this, {"divide by saved input", over_input}});
 }
 // endregion: model-log
 
@@ -67,18 +73,19 @@ TensorValue TensorValue::log() const {
 TensorValue TensorValue::silu() const {
   // stable_sigmoid never overflows, so silu(x) = x * sigmoid(x) is finite for
   // every finite x: -1000 gives -0, 1000 gives 1000.
-  Tensor result = map_values(value().view(), [](double x) { return x * stable_sigmoid(x); });
-  SavedTensor input = saved_value();  // saved context: the input, shared
+  const SharedTensor input = value().contiguous();  // saved context: the input, shared
+  Tensor result = map_values(input, [](double x) { return x * stable_sigmoid(x); });
   // d/dx x*sigmoid(x) = sigmoid(x) * (1 + x * (1 - sigmoid(x)))
-  auto times_derivative = [input](const Tensor& upstream) {
+  auto times_derivative = [input](const SharedTensor& upstream) {
+    const std::span<const double> inputs = input.contiguous_values();
     return each_element(upstream, [&](std::size_t k, double g) {
-      const double x = input->values()[k];
+      const double x = inputs[k];
       const double sigmoid = stable_sigmoid(x);
       return g * (sigmoid * (1.0 + x * (1.0 - sigmoid)));
     });
   };
-  return record(TensorOperation::Silu, std::move(result),
-                {{*this, {"times sigmoid(x)(1 + x(1 - sigmoid(x)))", times_derivative}}});
+  return record_operation(TensorOperation::Silu, std::move(result),
+                          {*this, {"times sigmoid(x)(1 + x(1 - sigmoid(x)))", times_derivative}});
 }
 // endregion: model-silu
 

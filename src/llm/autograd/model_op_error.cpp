@@ -22,7 +22,7 @@ std::string_view model_op_error_kind_name(ModelOpErrorKind kind) {
 }
 
 ModelOpError::ModelOpError(ModelOpErrorKind kind, const std::string& message)
-    : Error(message), kind_(kind) {}
+    : Error("model-operation", model_op_error_kind_name(kind), message), kind_(kind) {}
 
 ModelOpError ModelOpError::gather_table_rank(Shape shape) {
   ModelOpError error(ModelOpErrorKind::GatherTableRank,

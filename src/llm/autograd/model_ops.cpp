@@ -2,7 +2,7 @@
 // the checked row gather (token IDs select embedding rows) and the batched
 // matrix product (projections). Taught in chapter 16.
 //
-// Both extend the chapter 15 tape through record(): no second graph, no second
+// Both extend the chapter 15 tape through record_operation(): no second graph, no second
 // reverse pass. The row gather validates its request once into a
 // RowGatherPlan; the forward copy and the reverse scatter-add consume that
 // plan instead of scanning the raw selectors again.
@@ -13,10 +13,10 @@
 #include <memory>
 #include <utility>
 
-#include "llm/autograd/tensor_value.hpp"
+#include "llm/autograd/recorder.hpp"
 #include "llm/tensor/broadcast.hpp"
+#include "llm/tensor/kernel_output.hpp"
 #include "llm/tensor/matmul.hpp"
-#include "llm/tensor/shape_ops.hpp"
 
 namespace llm {
 
@@ -55,17 +55,23 @@ namespace {
 
 // The forward row copy. The plan guarantees every selector is below R for a
 // table of exactly plan.table_shape(), so nothing is checked again here.
-Tensor copy_selected_rows(const Tensor& table, const RowGatherPlan& plan) {
+Tensor copy_selected_rows(const TensorView& table, const RowGatherPlan& plan) {
   assert(table.shape() == plan.table_shape());
   const std::size_t width = plan.width();
-  Tensor rows = Tensor::zeros(plan.output_shape());
-  const std::span<const double> source = table.values();
-  const std::span<double> destination = rows.mutable_values();
+  Tensor rows = kernel_output(plan.output_shape());  // every row is copied below
+  MutableTensorView destination = rows.mutable_view().reshape({plan.ids().size(), width});
   for (std::size_t position = 0; position < plan.ids().size(); ++position) {
-    std::copy_n(source.begin() + static_cast<std::ptrdiff_t>(plan.ids()[position] * width), width,
-                destination.begin() + static_cast<std::ptrdiff_t>(position * width));
+    const std::size_t row = plan.ids()[position];
+    destination.slice(0, position, position + 1).copy_from(table.slice(0, row, row + 1));
   }
   return rows;
+}
+
+// `product` summed over the batch axes its operand was broadcast along;
+// moved, not copied, when nothing was broadcast.
+SharedTensor summed_to(Tensor product, const Shape& shape) {
+  if (product.shape() == shape) return product;
+  return sum_to_shape(product, shape);
 }
 
 }  // namespace
@@ -76,15 +82,17 @@ TensorValue TensorValue::gather_rows(std::span<const std::size_t> ids,
   // Saved context: the plan itself, selectors and shapes sealed by checked().
   auto plan =
       std::make_shared<const RowGatherPlan>(RowGatherPlan::checked(shape(), ids, index_shape));
-  Tensor rows = copy_selected_rows(value(), *plan);  // independent copies: no aliasing of the table
+  const SharedTensor table = value();
+  Tensor rows = copy_selected_rows(table, *plan);  // independent copies: no aliasing of the table
   // endregion: model-row-gather-operation
   // region: model-row-gather-vjp
   // d/dE[i, :] = sum over occurrences p with ids[p] = i of upstream[p, :]
-  auto scatter_add = [plan](const Tensor& upstream) {
+  auto scatter_add = [plan](const SharedTensor& upstream) {
     assert(upstream.shape() == plan->output_shape());
     const std::size_t width = plan->width();
     Tensor table_gradient = Tensor::zeros(plan->table_shape());
-    const std::span<const double> occurrence = upstream.values();
+    const SharedTensor rows = upstream.contiguous();  // one row-major block of occurrences
+    const std::span<const double> occurrence = rows.contiguous_values();
     const std::span<double> destination = table_gradient.mutable_values();
     for (std::size_t position = 0; position < plan->ids().size(); ++position) {
       const std::size_t row = plan->ids()[position];
@@ -93,34 +101,41 @@ TensorValue TensorValue::gather_rows(std::span<const std::size_t> ids,
         destination[row * width + feature] += occurrence[position * width + feature];
       }
     }
-    return table_gradient;
+    return SharedTensor(std::move(table_gradient));
   };
-  return record(TensorOperation::GatherRows, std::move(rows),
-                {{*this, {"scatter-add rows by id", std::move(scatter_add)}}});
+  return record_operation(TensorOperation::GatherRows, std::move(rows),
+                          {*this, {"scatter-add rows by id", std::move(scatter_add)}});
 }
 // endregion: model-row-gather-vjp
 
 // region: model-matmul
 TensorValue TensorValue::matmul(const TensorValue& other) const {
-  Tensor product = llm::matmul(value().view(), other.value().view());
   // Saved context: both operand values, shared with their nodes, not copied.
-  SavedTensor left = saved_value();
-  SavedTensor right = other.saved_value();
+  const SharedTensor left = value();
+  const SharedTensor right = other.value();
+  Tensor product = llm::matmul(left, right);
   // region: model-matmul-vjp
-  // d(AB)/dA: dA = dC B^T, summed over the batch axes A was broadcast along
-  auto left_rule = [right, shape = shape()](const Tensor& upstream) {
-    const Tensor right_t = matrix_transpose(right->view());
-    return sum_to_shape(llm::matmul(upstream.view(), right_t.view()).view(), shape);
+  // d(AB)/dA: dA = dC B^T (B^T a strided view), summed over the batch axes A was broadcast along
+  auto left_rule = [right, shape = left.shape()](const SharedTensor& upstream) {
+    return summed_to(llm::matmul(upstream, right.view().matrix_transpose()), shape);
   };
-  // d(AB)/dB: dB = A^T dC, summed over the batch axes B was broadcast along
-  auto right_rule = [left, shape = other.shape()](const Tensor& upstream) {
-    const Tensor left_t = matrix_transpose(left->view());
-    return sum_to_shape(llm::matmul(left_t.view(), upstream.view()).view(), shape);
+  // d(AB)/dB: dB = A^T dC (A^T a strided view), summed over the batch axes B was broadcast along.
+  // A weight [K, N] shared by every batch folds those batch axes into rows: one product
+  // whose sums run over (batch, row) in row-major order, instead of a product per batch.
+  auto right_rule = [left, shape = right.shape()](const SharedTensor& upstream) {
+    if (shape.size() == 2 && left.rank() > 2 && shape[0] > 0 && shape[1] > 0) {
+      const SharedTensor rows = left.contiguous().reshape({left.size() / shape[0], shape[0]});
+      const SharedTensor upstream_rows =
+          upstream.contiguous().reshape({upstream.size() / shape[1], shape[1]});
+      return SharedTensor(llm::matmul(rows.view().matrix_transpose(), upstream_rows));
+    }
+    return summed_to(llm::matmul(left.view().matrix_transpose(), upstream), shape);
   };
   // endregion: model-matmul-vjp
-  return record(TensorOperation::MatMul, std::move(product),
-                {{*this, {"upstream times right^T, sum to left shape", std::move(left_rule)}},
-                 {other, {"left^T times upstream, sum to right shape", std::move(right_rule)}}});
+  return record_operation(
+      TensorOperation::MatMul, std::move(product),
+      {*this, {"upstream times right^T, sum to left shape", std::move(left_rule)}},
+      {other, {"left^T times upstream, sum to right shape", std::move(right_rule)}});
 }
 // endregion: model-matmul
 

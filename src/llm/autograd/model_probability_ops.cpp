@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "llm/autograd/tensor_value.hpp"
+#include "llm/autograd/recorder.hpp"
 #include "llm/tensor/elementwise.hpp"
 #include "llm/tensor/probability.hpp"
 #include "llm/tensor/reduction.hpp"
@@ -22,21 +22,22 @@ namespace llm {
 // region: model-log-softmax-saved-forward
 TensorValue TensorValue::log_softmax(std::size_t axis) const {
   // One checked call: log-probabilities for the caller, probabilities for the VJP.
-  LogSoftmaxForward forward = log_softmax_forward(value().view(), axis, true);
-  SavedTensor probabilities = save(std::move(*forward.probabilities));
+  const SharedTensor logits = value();
+  LogSoftmaxForward forward = log_softmax_forward(logits, axis, EmitProbabilities::Yes);
+  const SharedTensor probabilities = std::move(*forward.probabilities);
   // region: model-log-softmax-vjp
   // d log_softmax: dx = g - P * sum_class(g)
-  auto vjp = [probabilities, axis](const Tensor& upstream) {
-    const Tensor class_sums = llm::sum_axis(upstream.view(), axis, true);  // [..., 1, ...]
-    const Tensor weighted = multiply(probabilities->view(), class_sums.view());
-    Tensor result = upstream;
+  auto vjp = [probabilities, axis](const SharedTensor& upstream) {
+    const Tensor class_sums = llm::sum_axis(upstream, axis, KeepDim::Yes);  // [..., 1, ...]
+    const Tensor weighted = llm::mul(probabilities, class_sums);
+    Tensor result = upstream.materialize();
     std::span<double> values = result.mutable_values();
     for (std::size_t k = 0; k < values.size(); ++k) values[k] -= weighted.values()[k];
-    return result;
+    return SharedTensor(std::move(result));
   };
   // endregion: model-log-softmax-vjp
-  return record(TensorOperation::LogSoftmax, std::move(forward.value),
-                {{*this, {"upstream minus saved P times class sum", std::move(vjp)}}});
+  return record_operation(TensorOperation::LogSoftmax, std::move(forward.value),
+                          {*this, {"upstream minus saved P times class sum", std::move(vjp)}});
 }
 // endregion: model-log-softmax-saved-forward
 
@@ -46,29 +47,32 @@ TensorValue TensorValue::indexed_mean_nll(std::size_t axis,
   // One checked call: the scalar mean loss and the probabilities for the VJP.
   // The kernel validates axis, class extent, target count, G > 0 and every
   // target before it computes or allocates anything.
-  IndexedNllForward forward = indexed_mean_nll_forward(value().view(), axis, targets, true);
-  SavedTensor probabilities = save(std::move(*forward.probabilities));
+  const SharedTensor logits = value();
+  IndexedNllForward forward =
+      indexed_mean_nll_forward(logits, axis, targets, EmitProbabilities::Yes);
+  const SharedTensor probabilities = std::move(*forward.probabilities);
   // Saved context: P, the targets, and the class axis that locates each group.
   std::vector<std::size_t> saved_targets(targets.begin(), targets.end());
   // region: model-indexed-nll-vjp
   // d mean NLL / dZ[g, c] = (L / G) (P[g, c] - [c = t_g])
   auto vjp = [probabilities, axis,
-              saved_targets = std::move(saved_targets)](const Tensor& upstream) {
+              saved_targets = std::move(saved_targets)](const SharedTensor& upstream) {
     // Groups numbered as the forward kernel numbers them (the shape was
     // validated by the forward call, so this cannot throw).
-    const ClassAxisGroups groups = class_axis_groups(probabilities->shape(), axis);
-    const double scale = upstream.values()[0] / static_cast<double>(saved_targets.size());
-    Tensor result = *probabilities;
+    const ClassAxisGroups groups = class_axis_groups(probabilities.shape(), axis);
+    const double scale = upstream.at({}) / static_cast<double>(saved_targets.size());
+    Tensor result = probabilities.materialize();
     std::span<double> values = result.mutable_values();
     for (std::size_t g = 0; g < saved_targets.size(); ++g) {
       values[groups.offset(g, saved_targets[g])] -= 1.0;
     }
     for (double& value : values) value *= scale;
-    return result;
+    return SharedTensor(std::move(result));
   };
   // endregion: model-indexed-nll-vjp
-  return record(TensorOperation::IndexedMeanNll, Tensor::scalar(forward.loss),
-                {{*this, {"(upstream / G)(saved P - one-hot targets)", std::move(vjp)}}});
+  return record_operation(
+      TensorOperation::IndexedMeanNll, Tensor::scalar(forward.loss),
+      {*this, {"(upstream / G)(saved P - one-hot targets)", std::move(vjp)}});
 }
 // endregion: model-indexed-nll-saved-forward
 

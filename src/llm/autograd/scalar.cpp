@@ -24,26 +24,58 @@ struct Scalar::ParentEdge {
 
 // Value, operation and parent edges are fixed at construction and may only
 // name nodes that already exist, so the graph can never contain a cycle.
-// Only the stored gradient changes, and only in backward and zero_grad.
+// Only the stored gradient changes, and only in backward and zero_grad; the
+// edges are emptied only by the destructor, which frees without recursion.
 struct Scalar::Node {
   Node(double value, ScalarOperation operation, std::vector<ParentEdge> parents, bool tracked)
       : value(value),
         operation(operation),
         parents(std::move(parents)),
         gradient(tracked ? std::optional<double>(0.0) : std::nullopt) {}
+  ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
 
   const double value;
   const ScalarOperation operation;
-  const std::vector<ParentEdge> parents;
-  std::optional<double> gradient;  // empty for untracked nodes
+  std::vector<ParentEdge> parents;  // never changed after construction, except by ~Node
+  std::optional<double> gradient;   // empty for untracked nodes
+  std::shared_ptr<Node> next_to_free;  // the destructor's work list (never set otherwise)
 };
 // endregion: scalar-graph-node
+
+// region: scalar-node-destructor
+// Freeing a graph never recurses: without care, destroying the last handle of
+// a chain destroys its parent from inside its destructor, and so on, one
+// stack frame per node (a chain of about 1.8 * 10^5 nodes overflows the
+// default 8 MiB stack). Parents this node was the last owner of go onto a
+// work list linked through next_to_free (no allocation), and each node taken
+// off it hands on its own last-owned parents before it is destroyed.
+Scalar::Node::~Node() {
+  std::shared_ptr<Node> pending;
+  const auto take_last_owned_parents = [&pending](Node& node) noexcept {
+    for (ParentEdge& edge : node.parents) {
+      std::shared_ptr<Node> parent = std::move(edge.parent);
+      if (parent && parent.use_count() == 1) {
+        parent->next_to_free = std::move(pending);
+        pending = std::move(parent);
+      }
+    }
+  };
+  take_last_owned_parents(*this);
+  while (pending) {
+    std::shared_ptr<Node> node = std::move(pending);
+    pending = std::move(node->next_to_free);
+    take_last_owned_parents(*node);
+  }  // `node` is destroyed here with no parents left: no nested destruction
+}
+// endregion: scalar-node-destructor
 
 Scalar::Scalar(std::shared_ptr<Node> node) noexcept : node_(std::move(node)) {}
 
 // region: scalar-node-construction
-Scalar Scalar::variable(double value) {
-  return leaf(value, ScalarOperation::Variable, true);
+Scalar Scalar::parameter(double value) {
+  return leaf(value, ScalarOperation::Parameter, true);
 }
 
 Scalar Scalar::constant(double value) {
@@ -57,7 +89,7 @@ Scalar Scalar::leaf(double value, ScalarOperation operation, bool tracked) {
 
 // Every operation ends here: its primal must be finite, and its result is
 // tracked exactly when some operand use is tracked, since only then can an
-// adjoint flow through it to a variable.
+// adjoint flow through it to a parameter.
 Scalar Scalar::result(double value, ScalarOperation operation, std::vector<ParentEdge> parents) {
   if (!std::isfinite(value)) throw ScalarError::non_finite_result(operation, value);
   assert(std::ranges::all_of(
@@ -137,7 +169,8 @@ bool Scalar::is_same_node(const Scalar& other) const noexcept {
 // region: scalar-topology
 // Depth-first post-order along parent edges: each node appears once, after
 // every node it reads, so the output comes last and every consumer of a node
-// comes after it. An explicit stack keeps long chains off the call stack.
+// comes after it. An explicit stack keeps long chains off the call stack
+// (and the node destructor frees them without recursion too).
 std::vector<Scalar::Node*> Scalar::topology() const {
   struct Frame {
     Node* node;
@@ -262,8 +295,8 @@ void Scalar::zero_grad() {
 
 std::string_view scalar_operation_name(ScalarOperation operation) {
   switch (operation) {
-    case ScalarOperation::Variable:
-      return "variable";
+    case ScalarOperation::Parameter:
+      return "parameter";
     case ScalarOperation::Constant:
       return "constant";
     case ScalarOperation::Detached:
@@ -314,7 +347,7 @@ std::string operation_text(ScalarOperation operation) {
 }  // namespace
 
 ScalarError::ScalarError(ScalarErrorKind kind, const std::string& message)
-    : Error(message), kind_(kind) {}
+    : Error("scalar-tape", scalar_error_kind_name(kind), message), kind_(kind) {}
 
 ScalarError ScalarError::non_finite_leaf(ScalarOperation operation, double value) {
   ScalarError error(ScalarErrorKind::NonFiniteLeaf, operation_text(operation) + " scalar value " +

@@ -27,7 +27,7 @@ namespace llm {
 // region: scalar-error-kinds
 /// The operation that produced a scalar graph node.
 enum class ScalarOperation {
-  Variable,  ///< a tracked leaf made by Scalar::variable
+  Parameter,  ///< a tracked leaf made by Scalar::parameter
   Constant,  ///< an untracked leaf made by Scalar::constant
   Detached,  ///< an untracked leaf made by Scalar::detach
   Add,       ///< a + b
@@ -38,14 +38,14 @@ enum class ScalarOperation {
   Tanh,      ///< tanh(a)
 };
 
-/// Stable, locale-neutral name of an operation: `variable`, `constant`,
+/// Stable, locale-neutral name of an operation: `parameter`, `constant`,
 /// `detached`, `add`, `mul`, `neg`, `sub`, `exp` or `tanh`.
 std::string_view scalar_operation_name(ScalarOperation operation);
 
 // region: scalar-error-kind-enum
 /// Why building a scalar graph or running its reverse pass was refused.
 enum class ScalarErrorKind {
-  NonFiniteLeaf,                 ///< a variable or constant was given NaN or an infinity
+  NonFiniteLeaf,                 ///< a parameter or constant was given NaN or an infinity
   NonFiniteResult,               ///< an operation's primal result is not finite
   UntrackedOutput,               ///< backward was called on a node with no tracked gradient
   NonFiniteSeed,                 ///< the seed installed at the output is not finite
@@ -58,7 +58,7 @@ enum class ScalarErrorKind {
 /// Stable kebab-case name of a kind, e.g. `non-finite-seed`.
 std::string_view scalar_error_kind_name(ScalarErrorKind kind);
 
-/// An error from scalar graph construction or backpropagation.
+/// An error from scalar graph construction or backpropagation (area `scalar-tape`).
 ///
 /// Each kind fills the evidence fields listed beside it; the others are zero.
 /// Topology indices count nodes in the result-last order of the failed pass.
@@ -111,7 +111,7 @@ class ScalarError : public Error {
   ScalarError(ScalarErrorKind kind, const std::string& message);
 
   ScalarErrorKind kind_;
-  ScalarOperation operation_ = ScalarOperation::Variable;
+  ScalarOperation operation_ = ScalarOperation::Parameter;
   double value_ = 0.0;
   double seed_ = 0.0;
   std::size_t child_ = 0;
@@ -174,9 +174,10 @@ struct BackwardPass {
 /// Taught in chapter 14.
 class Scalar {
  public:
-  /// A tracked leaf whose stored gradient starts at 0.
+  /// A tracked leaf whose stored gradient starts at 0 (the word for a
+  /// tracked leaf on both tapes, docs/naming.md).
   /// @throws ScalarError NonFiniteLeaf if `value` is NaN or infinite.
-  static Scalar variable(double value);
+  static Scalar parameter(double value);
 
   /// An untracked leaf: backward never stores or propagates an adjoint into it.
   /// @throws ScalarError NonFiniteLeaf if `value` is NaN or infinite.

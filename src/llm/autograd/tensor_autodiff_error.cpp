@@ -13,54 +13,17 @@ std::string coordinate_text(const std::vector<std::size_t>& coordinate) {
 }
 
 std::string name_of(TensorOperation operation) {
-  return std::string(tensor_operation_name(operation));
+  return std::string(operation.name());
 }
 
-std::string node_text(TensorOperation operation, std::size_t node) {
-  return name_of(operation) + " node " + std::to_string(node);
+// `mean_axis node 7`, or `mean_axis node 7 ("loss")` for a labeled node.
+std::string node_text(TensorOperation operation, std::size_t node, const std::string& label) {
+  std::string text = name_of(operation) + " node " + std::to_string(node);
+  if (!label.empty()) text += " (\"" + label + "\")";
+  return text;
 }
 
 }  // namespace
-
-std::string_view tensor_operation_name(TensorOperation operation) {
-  switch (operation) {
-    case TensorOperation::Parameter:
-      return "parameter";
-    case TensorOperation::Constant:
-      return "constant";
-    case TensorOperation::Detached:
-      return "detached";
-    case TensorOperation::Reshape:
-      return "reshape";
-    case TensorOperation::Transpose:
-      return "transpose";
-    case TensorOperation::BroadcastTo:
-      return "broadcast_to";
-    case TensorOperation::Add:
-      return "add";
-    case TensorOperation::Multiply:
-      return "mul";
-    case TensorOperation::SumAxis:
-      return "sum_axis";
-    case TensorOperation::MeanAxis:
-      return "mean_axis";
-    case TensorOperation::MatMul:
-      return "matmul";
-    case TensorOperation::GatherRows:
-      return "gather_rows";
-    case TensorOperation::Exp:
-      return "exp";
-    case TensorOperation::Log:
-      return "log";
-    case TensorOperation::Silu:
-      return "silu";
-    case TensorOperation::LogSoftmax:
-      return "log_softmax";
-    case TensorOperation::IndexedMeanNll:
-      return "indexed_mean_nll";
-  }
-  return "unknown";
-}
 
 std::string_view tensor_autodiff_error_kind_name(TensorAutodiffErrorKind kind) {
   switch (kind) {
@@ -98,7 +61,9 @@ std::string_view tensor_autodiff_error_kind_name(TensorAutodiffErrorKind kind) {
 
 TensorAutodiffError::TensorAutodiffError(TensorAutodiffErrorKind kind, TensorOperation operation,
                                          const std::string& message)
-    : Error(message), kind_(kind), operation_(operation) {}
+    : Error("tensor-tape", tensor_autodiff_error_kind_name(kind), message),
+      kind_(kind),
+      operation_(operation) {}
 
 TensorAutodiffError TensorAutodiffError::non_finite_leaf(TensorOperation operation, Shape shape,
                                                          std::vector<std::size_t> coordinate,
@@ -165,24 +130,27 @@ TensorAutodiffError TensorAutodiffError::non_finite_seed(TensorOperation operati
 }
 
 TensorAutodiffError TensorAutodiffError::released_graph(TensorOperation operation,
-                                                        std::size_t node) {
+                                                        std::size_t node, std::string label) {
   TensorAutodiffError error(TensorAutodiffErrorKind::ReleasedGraph, operation,
-                            "cannot reverse " + node_text(operation, node) +
+                            "cannot reverse " + node_text(operation, node, label) +
                                 ": an earlier backward pass released its saved context");
   error.node_ = node;
+  error.label_ = std::move(label);
   return error;
 }
 
 TensorAutodiffError TensorAutodiffError::stale_operand(TensorOperation operation, std::size_t node,
-                                                       std::size_t parent, std::size_t operand,
+                                                       std::string label, std::size_t parent,
+                                                       std::size_t operand,
                                                        std::uint64_t recorded,
                                                        std::uint64_t current) {
   TensorAutodiffError error(
       TensorAutodiffErrorKind::StaleOperand, operation,
-      node_text(operation, node) + " recorded operand " + std::to_string(operand) + " (node " +
+      node_text(operation, node, label) + " recorded operand " + std::to_string(operand) + " (node " +
           std::to_string(parent) + ") at version " + std::to_string(recorded) +
           ", but that parameter was assigned since and is at version " + std::to_string(current));
   error.node_ = node;
+  error.label_ = std::move(label);
   error.parent_ = parent;
   error.operand_ = operand;
   error.recorded_version_ = recorded;
@@ -207,14 +175,15 @@ TensorAutodiffError TensorAutodiffError::assign_shape_mismatch(Shape shape, Shap
 }
 
 TensorAutodiffError TensorAutodiffError::contribution_shape_mismatch(
-    TensorOperation operation, std::size_t node, std::size_t parent, std::size_t operand,
-    Shape shape, Shape expected_shape) {
+    TensorOperation operation, std::size_t node, std::string label, std::size_t parent,
+    std::size_t operand, Shape shape, Shape expected_shape) {
   TensorAutodiffError error(TensorAutodiffErrorKind::ContributionShapeMismatch, operation,
-                            "VJP of " + node_text(operation, node) + " for operand " +
+                            "VJP of " + node_text(operation, node, label) + " for operand " +
                                 std::to_string(operand) + " (node " + std::to_string(parent) +
                                 ") returned shape " + shape_text(shape) +
                                 ", but the operand has shape " + shape_text(expected_shape));
   error.node_ = node;
+  error.label_ = std::move(label);
   error.parent_ = parent;
   error.operand_ = operand;
   error.shape_ = std::move(shape);
@@ -223,14 +192,15 @@ TensorAutodiffError TensorAutodiffError::contribution_shape_mismatch(
 }
 
 TensorAutodiffError TensorAutodiffError::non_finite_contribution(
-    TensorOperation operation, std::size_t node, std::size_t parent, std::size_t operand,
-    std::vector<std::size_t> coordinate, double value) {
+    TensorOperation operation, std::size_t node, std::string label, std::size_t parent,
+    std::size_t operand, std::vector<std::size_t> coordinate, double value) {
   TensorAutodiffError error(TensorAutodiffErrorKind::NonFiniteContribution, operation,
-                            "VJP of " + node_text(operation, node) + " for operand " +
+                            "VJP of " + node_text(operation, node, label) + " for operand " +
                                 std::to_string(operand) + " (node " + std::to_string(parent) +
                                 ") produced non-finite contribution " + format_shortest(value) +
                                 " at coordinate " + coordinate_text(coordinate));
   error.node_ = node;
+  error.label_ = std::move(label);
   error.parent_ = parent;
   error.operand_ = operand;
   error.coordinate_ = std::move(coordinate);
@@ -239,14 +209,15 @@ TensorAutodiffError TensorAutodiffError::non_finite_contribution(
 }
 
 TensorAutodiffError TensorAutodiffError::non_finite_pass_adjoint(
-    TensorOperation operation, std::size_t node, std::vector<std::size_t> coordinate,
-    double previous, double contribution) {
+    TensorOperation operation, std::size_t node, std::string label,
+    std::vector<std::size_t> coordinate, double previous, double contribution) {
   TensorAutodiffError error(TensorAutodiffErrorKind::NonFinitePassAdjoint, operation,
-                            node_text(operation, node) + " cannot accumulate pass adjoint " +
+                            node_text(operation, node, label) + " cannot accumulate pass adjoint " +
                                 format_shortest(previous) + " plus contribution " +
                                 format_shortest(contribution) + " at coordinate " +
                                 coordinate_text(coordinate));
   error.node_ = node;
+  error.label_ = std::move(label);
   error.coordinate_ = std::move(coordinate);
   error.value_ = previous;
   error.other_value_ = contribution;
@@ -254,13 +225,15 @@ TensorAutodiffError TensorAutodiffError::non_finite_pass_adjoint(
 }
 
 TensorAutodiffError TensorAutodiffError::non_finite_accumulated_gradient(
-    std::size_t node, std::vector<std::size_t> coordinate, double stored, double pass_adjoint) {
+    std::size_t node, std::string label, std::vector<std::size_t> coordinate, double stored,
+    double pass_adjoint) {
   TensorAutodiffError error(
       TensorAutodiffErrorKind::NonFiniteAccumulatedGradient, TensorOperation::Parameter,
-      node_text(TensorOperation::Parameter, node) + " cannot accumulate stored gradient " +
+      node_text(TensorOperation::Parameter, node, label) + " cannot accumulate stored gradient " +
           format_shortest(stored) + " plus pass adjoint " + format_shortest(pass_adjoint) +
           " at coordinate " + coordinate_text(coordinate));
   error.node_ = node;
+  error.label_ = std::move(label);
   error.coordinate_ = std::move(coordinate);
   error.value_ = stored;
   error.other_value_ = pass_adjoint;

@@ -6,28 +6,31 @@
 //      recorded graph (nothing released, no stale operand);
 //   2. propagate fresh pass-local adjoints in reverse topological order, one
 //      VJP call per operand use, checking every contribution and sum;
-//   3. compute every parameter's prospective gradient into locals;
-//   4. commit with non-throwing swaps, then release saved contexts if asked.
+//   3. check that every parameter's stored gradient plus its pass adjoint is
+//      finite, without writing anything;
+//   4. commit: add each pass adjoint into its stored gradient in place (no
+//      operation there can throw), then release the graph if asked.
 // Tracing records what phases 2 and 3 computed; it never calls a VJP again.
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <span>
-#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
+#include "llm/autograd/recorder.hpp"
 #include "llm/autograd/tensor_node.hpp"
+#include "llm/autograd/tensor_pass_support.hpp"
 #include "llm/autograd/tensor_value.hpp"
+#include "llm/tensor/kernel_output.hpp"
+#include "llm/tensor/strided_walk.hpp"
 
 namespace llm {
 
-static_assert(std::is_nothrow_swappable_v<Tensor>, "the commit phase swaps tensors");
-
 class TensorValue::ReversePass {
  public:
-  ReversePass(Node& output, Tensor seed, Retention retention)
+  ReversePass(Node& output, SharedTensor seed, Retention retention)
       : output_(output), seed_(std::move(seed)), retention_(retention) {}
 
   void run(TensorBackwardTrace* trace);
@@ -37,24 +40,27 @@ class TensorValue::ReversePass {
   void validate_request() const;
   void validate_graph() const;
   void propagate(TensorBackwardTrace* trace);
-  void accumulate(std::size_t node, Tensor contribution);
-  std::vector<std::optional<Tensor>> prospective_gradients() const;
-  void record_nodes(TensorBackwardTrace& trace,
-                    const std::vector<std::optional<Tensor>>& gradients) const;
-  void commit(std::vector<std::optional<Tensor>>& gradients) noexcept;
+  void check_contribution(std::size_t child, std::size_t slot, std::size_t parent,
+                          const SharedTensor& contribution) const;
+  void accumulate(std::size_t node, SharedTensor contribution);
+  void validate_gradients() const;
+  void record_nodes(TensorBackwardTrace& trace) const;
+  void commit() noexcept;
 
   Node& output_;
-  Tensor seed_;
+  SharedTensor seed_;
   Retention retention_;
   std::vector<Node*> order_;                            // topological, output last
   std::unordered_map<const Node*, std::size_t> index_;  // node -> position in order_
-  std::vector<std::optional<Tensor>> adjoints_;         // pass-local bar(v), fresh per pass
+  std::vector<std::optional<SharedTensor>> adjoints_;   // pass-local bar(v), fresh per pass
 };
 
 // region: tensor-topology
 // Operands before consumers, each node once: micrograd's recursive
-// build_topo written with an explicit stack, so deep graphs cannot overflow
-// the call stack. Operand uses are not deduplicated here; only visits are.
+// build_topo written with an explicit stack, so the walk itself never
+// recurses, however deep the graph (freeing a graph does not recurse either:
+// see the node destructor in tensor_value.cpp). Operand uses are not
+// deduplicated here; only visits are.
 std::vector<TensorValue::Node*> TensorValue::ReversePass::topology(Node& output) {
   std::vector<Node*> order;
   std::unordered_set<const Node*> visited{&output};
@@ -88,13 +94,13 @@ void TensorValue::ReversePass::run(TensorBackwardTrace* trace) {
   adjoints_.back() = seed_;  // S·[v = o]: the output is last in topological order
   propagate(trace);
 
-  std::vector<std::optional<Tensor>> gradients = prospective_gradients();
+  validate_gradients();
   if (trace != nullptr) {
-    trace->seed = seed_;
+    trace->seed = seed_.materialize();
     trace->retention = retention_;
-    record_nodes(*trace, gradients);
+    record_nodes(*trace);
   }
-  commit(gradients);  // nothing above changed a gradient, a value or a node
+  commit();  // nothing above changed a gradient, a value or a node
 }
 
 void TensorValue::ReversePass::propagate(TensorBackwardTrace* trace) {
@@ -104,89 +110,128 @@ void TensorValue::ReversePass::propagate(TensorBackwardTrace* trace) {
     // Every consumer of a tracked node comes later in the order, so its
     // adjoint is complete before it is sent on.
     assert(adjoints_[child].has_value());
-    const Tensor& upstream = *adjoints_[child];
+    const SharedTensor upstream = *adjoints_[child];
     for (std::size_t slot = 0; slot < node.operands.size(); ++slot) {
       const Node::Edge& edge = node.operands[slot];
       const std::size_t parent = index_.at(edge.parent.get());
-      std::optional<Tensor> contribution;
+      std::optional<SharedTensor> contribution;
       if (edge.parent->tracked) {  // constants and detached values stop the flow
         contribution = edge.rule.apply(upstream);
-        const Shape& parent_shape = edge.parent->value->shape();
-        if (contribution->shape() != parent_shape) {
-          throw TensorAutodiffError::contribution_shape_mismatch(
-              node.operation, child, parent, slot, contribution->shape(), parent_shape);
-        }
-        if (auto offset = tape_detail::first_non_finite(contribution->values())) {
-          throw TensorAutodiffError::non_finite_contribution(
-              node.operation, child, parent, slot, coordinate_from_offset(parent_shape, *offset),
-              contribution->values()[*offset]);
-        }
+        check_contribution(child, slot, parent, *contribution);
       }
       if (trace != nullptr) {
-        trace->edges.push_back(TensorTraceEdge{trace->edges.size(), child, parent, slot,
-                                               std::string(edge.rule.name), upstream, contribution,
-                                               edge.parent->value->shape(), edge.parent->tracked});
+        trace->edges.push_back(TensorTraceEdge{
+            trace->edges.size(), child, parent, slot, std::string(edge.rule.name),
+            upstream.materialize(),
+            contribution ? std::optional<Tensor>(contribution->materialize()) : std::nullopt,
+            edge.parent->value.shape(), edge.parent->tracked});
       }
       if (contribution) accumulate(parent, std::move(*contribution));
     }
   }
 }
 
-// bar(v) += contribution, one operand use at a time: x*x adds twice.
-void TensorValue::ReversePass::accumulate(std::size_t node, Tensor contribution) {
-  std::optional<Tensor>& adjoint = adjoints_[node];
+void TensorValue::ReversePass::check_contribution(std::size_t child, std::size_t slot,
+                                                  std::size_t parent,
+                                                  const SharedTensor& contribution) const {
+  const Node& node = *order_[child];
+  const Shape& parent_shape = order_[parent]->value.shape();
+  if (contribution.shape() != parent_shape) {
+    throw TensorAutodiffError::contribution_shape_mismatch(
+        node.operation, child, node.label, parent, slot, contribution.shape(), parent_shape);
+  }
+  const TensorView view = contribution.view();
+  if (auto index = tape_detail::first_non_finite(view)) {
+    throw TensorAutodiffError::non_finite_contribution(
+        node.operation, child, node.label, parent, slot,
+        coordinate_from_offset(parent_shape, *index), tape_detail::element_at(view, *index));
+  }
+}
+
+// bar(v) += contribution, one operand use at a time: x*x adds twice. The
+// first contribution is kept as it is (often a view of the upstream, no
+// copy); a later one is added into storage the pass owns alone, or into a
+// fresh row-major sum.
+void TensorValue::ReversePass::accumulate(std::size_t node, SharedTensor contribution) {
+  std::optional<SharedTensor>& adjoint = adjoints_[node];
   if (!adjoint) {
     adjoint = std::move(contribution);
     return;
   }
-  std::span<double> sums = adjoint->mutable_values();
-  std::span<const double> terms = contribution.values();
-  for (std::size_t offset = 0; offset < sums.size(); ++offset) {
-    const double sum = sums[offset] + terms[offset];
-    if (!std::isfinite(sum)) {
-      throw TensorAutodiffError::non_finite_pass_adjoint(
-          order_[node]->operation, node, coordinate_from_offset(adjoint->shape(), offset),
-          sums[offset], terms[offset]);
-    }
-    sums[offset] = sum;  // pass-local: a later throw discards it with the pass
-  }
+  const bool in_place = adjoint->is_sole_owner() && adjoint->is_contiguous();
+  Tensor fresh = in_place ? Tensor() : kernel_output(adjoint->shape());
+  double* sums = in_place ? adjoint->exclusive_storage() + adjoint->offset()
+                          : fresh.mutable_values().data();
+  const TensorView previous = adjoint->view();
+  const TensorView terms = contribution.view();
+  const Strides dense = row_major_strides(previous.shape());
+  const double* previous_values = previous.storage().data();
+  const double* term_values = terms.storage().data();
+  std::size_t index = 0;  // row-major position, for the error's coordinate
+  for_each_offset<3>(previous.shape(), {dense, previous.strides(), terms.strides()},
+                     {0, previous.offset(), terms.offset()},
+                     [&](const std::array<std::size_t, 3>& at) {
+                       const double before = previous_values[at[1]];
+                       const double term = term_values[at[2]];
+                       const double sum = before + term;
+                       if (!std::isfinite(sum)) {
+                         throw TensorAutodiffError::non_finite_pass_adjoint(
+                             order_[node]->operation, node, order_[node]->label,
+                             coordinate_from_offset(previous.shape(), index), before, term);
+                       }
+                       sums[at[0]] = sum;  // pass-local: a later throw discards it with the pass
+                       ++index;
+                     });
+  if (!in_place) adjoint = SharedTensor(std::move(fresh));
 }
-
 // endregion: tensor-reverse-pass
 
 // region: tensor-commit-and-release
-// Stored gradient + pass adjoint for every reached parameter, into locals.
-std::vector<std::optional<Tensor>> TensorValue::ReversePass::prospective_gradients() const {
-  std::vector<std::optional<Tensor>> gradients(order_.size());
+// Every reached parameter's stored gradient + pass adjoint must be finite;
+// nothing is written here.
+void TensorValue::ReversePass::validate_gradients() const {
   for (std::size_t position = 0; position < order_.size(); ++position) {
     const Node& node = *order_[position];
     if (!node.gradient) continue;
-    Tensor next = *node.gradient;
-    std::span<double> sums = next.mutable_values();
-    std::span<const double> terms = adjoints_[position]->values();
-    for (std::size_t offset = 0; offset < sums.size(); ++offset) {
-      const double sum = sums[offset] + terms[offset];
-      if (!std::isfinite(sum)) {
-        throw TensorAutodiffError::non_finite_accumulated_gradient(
-            position, coordinate_from_offset(next.shape(), offset), sums[offset], terms[offset]);
-      }
-      sums[offset] = sum;
-    }
-    gradients[position] = std::move(next);
+    const std::span<const double> stored = node.gradient->values();
+    const TensorView adjoint = adjoints_[position]->view();
+    const double* terms = adjoint.storage().data();
+    std::size_t index = 0;
+    for_each_offset<1>(adjoint.shape(), {adjoint.strides()}, {adjoint.offset()},
+                       [&](const std::array<std::size_t, 1>& at) {
+                         if (!std::isfinite(stored[index] + terms[at[0]])) {
+                           throw TensorAutodiffError::non_finite_accumulated_gradient(
+                               position, node.label, coordinate_from_offset(adjoint.shape(), index),
+                               stored[index], terms[at[0]]);
+                         }
+                         ++index;
+                       });
   }
-  return gradients;
 }
 
-// Only non-throwing operations: swapping tensors and dropping closures.
-void TensorValue::ReversePass::commit(std::vector<std::optional<Tensor>>& gradients) noexcept {
+// Only non-throwing operations: in-place additions already known to be
+// finite, and (with Release) dropping edges. Edges are dropped from the first
+// node to the output: a node's operands all come before it, so an operand
+// freed here has already been visited and is never touched again.
+void TensorValue::ReversePass::commit() noexcept {
   for (std::size_t position = 0; position < order_.size(); ++position) {
-    if (gradients[position]) std::swap(*order_[position]->gradient, *gradients[position]);
+    Node& node = *order_[position];
+    if (!node.gradient) continue;
+    double* stored = node.gradient->mutable_values().data();
+    const TensorView adjoint = adjoints_[position]->view();
+    const double* terms = adjoint.storage().data();
+    const Strides dense = row_major_strides(adjoint.shape());
+    for_each_offset<2>(adjoint.shape(), {dense, adjoint.strides()}, {0, adjoint.offset()},
+                       [&](const std::array<std::size_t, 2>& at) { stored[at[0]] += terms[at[1]]; });
   }
   if (retention_ == Retention::Release) {
-    for (Node* node : order_) {
-      if (node->operands.empty()) continue;
-      for (Node::Edge& edge : node->operands) edge.rule.apply = nullptr;
-      node->released = true;
+    adjoints_.clear();  // pass adjoints may share storage with saved context
+    for (std::size_t position = 0; position < order_.size(); ++position) {
+      Node& node = *order_[position];
+      if (node.operands.empty()) continue;
+      node.released = true;
+      node.released_index = position;
+      node.operands.clear();  // edges and rules: the saved context goes with them
     }
   }
 }
@@ -195,29 +240,32 @@ void TensorValue::ReversePass::commit(std::vector<std::optional<Tensor>>& gradie
 // region: tensor-pass-validation
 void TensorValue::ReversePass::validate_request() const {
   if (!output_.tracked) throw TensorAutodiffError::untracked_output(output_.operation);
-  const Shape& output_shape = output_.value->shape();
+  const Shape& output_shape = output_.value.shape();
   if (seed_.shape() != output_shape) {
     throw TensorAutodiffError::seed_shape_mismatch(output_.operation, seed_.shape(), output_shape);
   }
-  if (auto offset = tape_detail::first_non_finite(seed_.values())) {
+  const TensorView seed = seed_.view();
+  if (auto index = tape_detail::first_non_finite(seed)) {
     throw TensorAutodiffError::non_finite_seed(output_.operation, seed_.shape(),
-                                               coordinate_from_offset(seed_.shape(), *offset),
-                                               seed_.values()[*offset]);
+                                               coordinate_from_offset(seed_.shape(), *index),
+                                               tape_detail::element_at(seed, *index));
   }
 }
 
 // The whole recorded graph is checked before the first VJP runs, from the
 // output backwards, so the error names the released or stale operation the
-// pass would have reached first.
+// pass would have reached first. A released node has no edges left; the
+// error names the position it had in the pass that released it.
 void TensorValue::ReversePass::validate_graph() const {
   for (std::size_t child = order_.size(); child-- > 0;) {
     const Node& node = *order_[child];
-    if (node.operands.empty()) continue;
-    if (node.released) throw TensorAutodiffError::released_graph(node.operation, child);
+    if (node.released) {
+      throw TensorAutodiffError::released_graph(node.operation, node.released_index, node.label);
+    }
     for (std::size_t slot = 0; slot < node.operands.size(); ++slot) {
       const Node::Edge& edge = node.operands[slot];
       if (edge.version != edge.parent->version) {
-        throw TensorAutodiffError::stale_operand(node.operation, child,
+        throw TensorAutodiffError::stale_operand(node.operation, child, node.label,
                                                  index_.at(edge.parent.get()), slot, edge.version,
                                                  edge.parent->version);
       }
@@ -227,17 +275,24 @@ void TensorValue::ReversePass::validate_graph() const {
 // endregion: tensor-pass-validation
 
 // region: tensor-trace-recording
-void TensorValue::ReversePass::record_nodes(
-    TensorBackwardTrace& trace, const std::vector<std::optional<Tensor>>& gradients) const {
+void TensorValue::ReversePass::record_nodes(TensorBackwardTrace& trace) const {
   trace.nodes.reserve(order_.size());
   for (std::size_t position = 0; position < order_.size(); ++position) {
     const Node& node = *order_[position];
     std::vector<std::size_t> operands;
     for (const Node::Edge& edge : node.operands) operands.push_back(index_.at(edge.parent.get()));
-    trace.nodes.push_back(TensorTraceNode{position, node.id, node.operation, node.value->shape(),
-                                          *node.value, node.tracked, std::move(operands),
-                                          node.tracked ? adjoints_[position] : std::nullopt,
-                                          gradients[position]});
+    std::optional<Tensor> adjoint;
+    if (node.tracked) adjoint = adjoints_[position]->materialize();
+    std::optional<Tensor> gradient;
+    if (node.gradient) {  // what the commit will store: the same additions, in a copy
+      gradient = *node.gradient;
+      std::span<double> sums = gradient->mutable_values();
+      for (std::size_t k = 0; k < sums.size(); ++k) sums[k] += adjoint->values()[k];
+    }
+    trace.nodes.push_back(TensorTraceNode{position, node.id, node.operation, node.label,
+                                          node.value.shape(), node.value.materialize(),
+                                          node.tracked, std::move(operands), std::move(adjoint),
+                                          std::move(gradient)});
   }
 }
 // endregion: tensor-trace-recording
@@ -245,8 +300,8 @@ void TensorValue::ReversePass::record_nodes(
 // region: tensor-backward-entry-points
 void TensorValue::require_scalar_output() const {
   if (!node_->tracked) throw TensorAutodiffError::untracked_output(node_->operation);
-  if (node_->value->rank() != 0) {
-    throw TensorAutodiffError::non_scalar_output(node_->operation, node_->value->shape());
+  if (node_->value.rank() != 0) {
+    throw TensorAutodiffError::non_scalar_output(node_->operation, node_->value.shape());
   }
 }
 
@@ -256,7 +311,7 @@ void TensorValue::backward() const {
 }
 
 void TensorValue::backward_with_seed(const Tensor& seed, Retention retention) const {
-  ReversePass(*node_, seed, retention).run(nullptr);
+  ReversePass(*node_, SharedTensor::copy_of(seed), retention).run(nullptr);
 }
 
 TensorBackwardTrace TensorValue::backward_with_trace() const {
@@ -269,7 +324,7 @@ TensorBackwardTrace TensorValue::backward_with_trace() const {
 TensorBackwardTrace TensorValue::backward_with_trace(const Tensor& seed,
                                                      Retention retention) const {
   TensorBackwardTrace trace;
-  ReversePass(*node_, seed, retention).run(&trace);
+  ReversePass(*node_, SharedTensor::copy_of(seed), retention).run(&trace);
   return trace;
 }
 

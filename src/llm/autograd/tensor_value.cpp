@@ -1,14 +1,18 @@
 // The tensor tape's nodes: leaves, recording an operation, reading a node,
-// assign (with its version for the stale-operand guard), detach, and the
-// inference scope. The reverse pass is in tensor_backward.cpp; operations and
-// their VJPs are in tensor_structural_ops.cpp, tensor_arithmetic_ops.cpp and
-// tensor_reduction_ops.cpp.
+// assign (with its version for the stale-operand guard), detach, labels,
+// freeing a graph without recursion, and the inference scope. The reverse
+// pass is in tensor_backward.cpp; operations and their VJPs are in
+// tensor_structural_ops.cpp, tensor_arithmetic_ops.cpp,
+// tensor_reduction_ops.cpp and model_*.cpp.
 #include "llm/autograd/tensor_value.hpp"
 
 #include <atomic>
+#include <cmath>
 #include <utility>
 
+#include "llm/autograd/recorder.hpp"
 #include "llm/autograd/tensor_node.hpp"
+#include "llm/autograd/tensor_pass_support.hpp"
 
 namespace llm {
 namespace {
@@ -16,13 +20,14 @@ namespace {
 // Node ids only need to be unique and increasing; an atomic keeps them so
 // even when several threads build separate tapes.
 std::atomic<std::uint64_t> next_node_id{0};
+std::atomic<std::size_t> live_nodes{0};
 
 // Depth of the live NoGradScope objects on this thread.
 thread_local int no_grad_depth = 0;
 
 // Throws NonFiniteLeaf for the first non-finite element of a leaf value.
 void require_finite_leaf(TensorOperation operation, const Tensor& value) {
-  if (auto offset = tape_detail::first_non_finite(value.values())) {
+  if (auto offset = tape_detail::first_non_finite(value.view())) {
     throw TensorAutodiffError::non_finite_leaf(operation, value.shape(),
                                                coordinate_from_offset(value.shape(), *offset),
                                                value.values()[*offset]);
@@ -43,56 +48,81 @@ bool NoGradScope::active() noexcept {
 }
 // endregion: no-grad-scope-impl
 
+TensorValue::Node::Node(TensorOperation operation_in, SharedTensor value_in) noexcept
+    : id(next_node_id.fetch_add(1, std::memory_order_relaxed)),
+      operation(operation_in),
+      value(std::move(value_in)) {
+  live_nodes.fetch_add(1, std::memory_order_relaxed);
+}
+
+// region: tensor-node-destructor
+// Freeing a graph never recurses. A node's last handle going away would
+// otherwise destroy its operands from inside its destructor, and theirs from
+// inside theirs: one stack frame per node, which overflows the default 8 MiB
+// stack for a chain of about 2 * 10^5 nodes. Instead, every operand this node
+// is the last owner of goes onto a work list (linked through next_to_free, so
+// freeing allocates nothing), and each node taken off the list hands its own
+// last-owned operands to the list before it is destroyed with no edges left.
+TensorValue::Node::~Node() {
+  std::shared_ptr<Node> pending;
+  const auto take_last_owned_operands = [&pending](Node& node) noexcept {
+    for (Edge& edge : node.operands) {
+      std::shared_ptr<Node> parent = std::move(edge.parent);
+      if (parent && parent.use_count() == 1) {  // this edge was its last owner
+        parent->next_to_free = std::move(pending);
+        pending = std::move(parent);
+      }
+    }
+  };
+  take_last_owned_operands(*this);
+  while (pending) {
+    std::shared_ptr<Node> node = std::move(pending);
+    pending = std::move(node->next_to_free);
+    take_last_owned_operands(*node);
+  }  // `node` is destroyed here, its edges already empty: no nested destruction
+  live_nodes.fetch_sub(1, std::memory_order_relaxed);
+}
+// endregion: tensor-node-destructor
+
+std::size_t TensorValue::live_node_count() noexcept {
+  return live_nodes.load(std::memory_order_relaxed);
+}
+
 TensorValue::TensorValue(std::shared_ptr<Node> node) noexcept : node_(std::move(node)) {}
 
 // region: tensor-leaves
 TensorValue TensorValue::parameter(Tensor value) {
   require_finite_leaf(TensorOperation::Parameter, value);
-  auto node = std::make_shared<Node>();
-  node->id = next_node_id++;
-  node->operation = TensorOperation::Parameter;
-  node->gradient = Tensor::zeros(value.shape());
-  node->value = save(std::move(value));
+  Tensor gradient = Tensor::zeros(value.shape());
+  auto node = std::make_shared<Node>(TensorOperation::Parameter, SharedTensor(std::move(value)));
+  node->gradient = std::move(gradient);
   node->tracked = true;
   return TensorValue(std::move(node));
 }
 
 TensorValue TensorValue::constant(Tensor value) {
   require_finite_leaf(TensorOperation::Constant, value);
-  auto node = std::make_shared<Node>();
-  node->id = next_node_id++;
-  node->operation = TensorOperation::Constant;
-  node->value = save(std::move(value));
-  return TensorValue(std::move(node));
+  return TensorValue(
+      std::make_shared<Node>(TensorOperation::Constant, SharedTensor(std::move(value))));
 }
 
 TensorValue TensorValue::detach() const {
-  auto node = std::make_shared<Node>();
-  node->id = next_node_id++;
-  node->operation = TensorOperation::Detached;
-  node->value = node_->value;  // values are immutable: share, do not copy
-  return TensorValue(std::move(node));
+  // Values are immutable: share, do not copy.
+  return TensorValue(std::make_shared<Node>(TensorOperation::Detached, node_->value));
 }
 // endregion: tensor-leaves
 
 // region: tensor-record
-TensorValue TensorValue::record(TensorOperation operation, Tensor value,
-                                std::vector<RecordedOperand> operands) {
-  return record(operation, save(std::move(value)), std::move(operands));
-}
-
-TensorValue TensorValue::record(TensorOperation operation, SavedTensor value,
-                                std::vector<RecordedOperand> operands) {
+TensorValue record_operation(TensorOperation operation, SharedTensor value,
+                             std::span<RecordedOperand> operands) {
   // Every forward value on the tape is finite, so a non-finite adjoint can
   // only come from a VJP or an accumulation, where the pass names it.
-  if (auto offset = tape_detail::first_non_finite(value->values())) {
-    throw TensorAutodiffError::non_finite_result(operation, value->shape(),
-                                                 coordinate_from_offset(value->shape(), *offset),
-                                                 value->values()[*offset]);
+  if (auto index = tape_detail::first_non_finite(value.view())) {
+    throw TensorAutodiffError::non_finite_result(operation, value.shape(),
+                                                 coordinate_from_offset(value.shape(), *index),
+                                                 tape_detail::element_at(value.view(), *index));
   }
-  auto node = std::make_shared<Node>();
-  node->operation = operation;
-  node->value = std::move(value);
+  auto node = std::make_shared<TensorValue::Node>(operation, std::move(value));
   if (!NoGradScope::active()) {
     for (const RecordedOperand& recorded : operands) {
       node->tracked = node->tracked || recorded.operand.tracks_gradient();
@@ -102,34 +132,36 @@ TensorValue TensorValue::record(TensorOperation operation, SavedTensor value,
   if (node->tracked) {
     node->operands.reserve(operands.size());
     for (RecordedOperand& recorded : operands) {
-      const std::shared_ptr<Node>& parent = recorded.operand.node_;
+      const std::shared_ptr<TensorValue::Node>& parent = recorded.operand.node_;
       VjpRule rule{recorded.rule.name, nullptr};
       if (parent->tracked) rule.apply = std::move(recorded.rule.apply);
-      node->operands.push_back(Node::Edge{parent, parent->version, std::move(rule)});
+      node->operands.push_back({parent, parent->version, std::move(rule)});
     }
   }
-  node->id = next_node_id++;
   return TensorValue(std::move(node));
 }
 
-TensorValue::SavedTensor TensorValue::save(Tensor value) {
-  return std::make_shared<const Tensor>(std::move(value));
+TensorValue record_operation(TensorOperation operation, SharedTensor value,
+                             RecordedOperand operand) {
+  return record_operation(operation, std::move(value), std::span<RecordedOperand>(&operand, 1));
 }
 
-TensorValue::SavedTensor TensorValue::saved_value() const noexcept {
-  return node_->value;
+TensorValue record_operation(TensorOperation operation, SharedTensor value, RecordedOperand left,
+                             RecordedOperand right) {
+  RecordedOperand operands[] = {std::move(left), std::move(right)};
+  return record_operation(operation, std::move(value), operands);
 }
 // endregion: tensor-record
 
 // region: tensor-node-accessors
-const Tensor& TensorValue::value() const noexcept {
-  return *node_->value;
+SharedTensor TensorValue::value() const noexcept {
+  return node_->value;
 }
-Tensor TensorValue::value_snapshot() const {
-  return *node_->value;
+Shape TensorValue::shape() const {
+  return node_->value.shape();
 }
-const Shape& TensorValue::shape() const noexcept {
-  return node_->value->shape();
+std::size_t TensorValue::rank() const noexcept {
+  return node_->value.rank();
 }
 TensorOperation TensorValue::operation() const noexcept {
   return node_->operation;
@@ -158,19 +190,27 @@ const std::optional<Tensor>& TensorValue::gradient() const noexcept {
 std::optional<Tensor> TensorValue::gradient_snapshot() const {
   return node_->gradient;
 }
+const std::string& TensorValue::label() const noexcept {
+  return node_->label;
+}
+TensorValue TensorValue::labeled(std::string label) const {
+  node_->label = std::move(label);
+  return *this;
+}
 // endregion: tensor-node-accessors
 
 // region: tensor-assign
 void TensorValue::assign(Tensor value) {
   if (!is_parameter()) throw TensorAutodiffError::not_a_parameter(node_->operation);
-  if (value.shape() != shape()) {
-    throw TensorAutodiffError::assign_shape_mismatch(value.shape(), shape());
+  if (value.shape() != node_->value.shape()) {
+    throw TensorAutodiffError::assign_shape_mismatch(value.shape(), node_->value.shape());
   }
   require_finite_leaf(TensorOperation::Parameter, value);
-  SavedTensor replacement = save(std::move(value));
-  // Commit: operations that recorded the old version keep reading the old
-  // SavedTensor, and the version tells a later pass that they are stale.
-  node_->value.swap(replacement);
+  SharedTensor replacement(std::move(value));
+  // Commit: operations that recorded the old version, and every handle that
+  // value() returned, keep the old storage; the version tells a later pass
+  // that those operations are stale.
+  std::swap(node_->value, replacement);
   ++node_->version;
 }
 // endregion: tensor-assign

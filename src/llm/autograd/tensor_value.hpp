@@ -17,26 +17,18 @@
 // only) are accumulated only after the whole pass validated, zeroing is
 // explicit, and detached values stop the flow.
 //
-// Shapes use the legend of src/llm/tensor/tensor.hpp ([B, T, V], [] is rank 0).
-//
-// Extension point (chapter 16). A model operation is a TensorValue member
-// function declared in the class below and defined in its own source file
-// (src/llm/autograd/model_ops.cpp). It (1) computes its forward value with a
-// tensor kernel, letting TensorError propagate; (2) builds one VjpRule per
-// operand slot, a closure that captures exactly the saved context its rule
-// needs (SavedTensor handles from saved_value() or save(), indices, axes,
-// shapes); and (3) returns record(operation, value, {{operand, rule}, ...}).
-// record() checks that the forward value is finite (NonFiniteResult naming the
-// operation), honours NoGradScope, stores the operand versions for the stale
-// guard and keeps one rule per slot. The reverse pass calls the rules, checks
-// every contribution's shape and finiteness, and with Retention::Release drops
-// the closures (freeing every tensor only they still hold) after a successful
-// pass. Chapter 16 adds no second graph, no second reverse pass, no second trace.
+// Values on the tape are SharedTensor handles (immutable storage + layout),
+// so reshape, transpose, permute, slice and broadcast_to share their
+// operand's storage in O(rank), and value() returns a handle that stays valid
+// whatever happens to the node later. Operations are added through the
+// recorder (recorder.hpp): the chapter 15 and 16 operations below are
+// members, later chapters add free functions in their own files. The data
+// model, graph lifetime and the concurrency contract are written down in
+// docs/data-model.md. Shapes use the legend of src/llm/tensor/shape.hpp.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -45,46 +37,78 @@
 #include <vector>
 
 #include "llm/error.hpp"
+#include "llm/tensor/reduction.hpp"
+#include "llm/tensor/shared_tensor.hpp"
 #include "llm/tensor/tensor.hpp"
 
 namespace llm {
 
 // region: tensor-operations
-/// The operation that produced a tensor-tape node. Chapter 15 records the
-/// leaves, the structural operations, add, mul and the two reductions;
-/// chapter 16's model operations (MatMul to IndexedMeanNll) are listed here so
-/// that traces and errors can name them.
-enum class TensorOperation {
-  Parameter,       ///< tracked leaf that stores a gradient
-  Constant,        ///< untracked leaf
-  Detached,        ///< untracked leaf copied from another node by detach()
-  Reshape,         ///< same values, new shape
-  Transpose,       ///< two axes swapped
-  BroadcastTo,     ///< values repeated along broadcast axes
-  Add,             ///< elementwise sum with broadcasting
-  Multiply,        ///< elementwise product with broadcasting
-  SumAxis,         ///< sum along one axis
-  MeanAxis,        ///< mean along one axis
-  MatMul,          ///< batched matrix product (chapter 16)
-  GatherRows,      ///< rows selected from a table by token IDs (chapter 16)
-  Exp,             ///< elementwise exponential (chapter 16)
-  Log,             ///< elementwise natural logarithm (chapter 16)
-  Silu,            ///< elementwise x * sigmoid(x) (chapter 16)
-  LogSoftmax,      ///< stable log-softmax along one axis (chapter 16)
-  IndexedMeanNll,  ///< mean negative log-likelihood of target classes (chapter 16)
+/// The operation that produced a tensor-tape node: a name that traces and
+/// messages print. The set is open: a later chapter declares its own, e.g.
+/// `inline constexpr TensorOperation kRmsNorm{"rms_norm"};`, next to the
+/// operation in its own header. Two operations are equal when their names are.
+class TensorOperation {
+ public:
+  /// `name` must outlive the program's use of it: pass a string literal.
+  constexpr explicit TensorOperation(std::string_view name) noexcept : name_(name) {}
+  /// The stable, locale-neutral name, e.g. `mul` or `log_softmax`.
+  constexpr std::string_view name() const noexcept { return name_; }
+  friend constexpr bool operator==(TensorOperation a, TensorOperation b) noexcept {
+    return a.name_ == b.name_;
+  }
+
+  static const TensorOperation Parameter;       ///< tracked leaf that stores a gradient
+  static const TensorOperation Constant;        ///< untracked leaf
+  static const TensorOperation Detached;        ///< untracked leaf sharing another node's value
+  static const TensorOperation Reshape;         ///< same values, new shape (shares storage)
+  static const TensorOperation Transpose;       ///< two axes swapped (shares storage)
+  static const TensorOperation Permute;         ///< axes reordered (shares storage)
+  static const TensorOperation Slice;           ///< a range of one axis (shares storage)
+  static const TensorOperation BroadcastTo;     ///< repeated along broadcast axes (shares storage)
+  static const TensorOperation Materialize;     ///< a contiguous copy
+  static const TensorOperation Add;             ///< elementwise sum with broadcasting
+  static const TensorOperation Mul;             ///< elementwise product with broadcasting
+  static const TensorOperation SumAxis;         ///< sum along one axis
+  static const TensorOperation MeanAxis;        ///< mean along one axis
+  static const TensorOperation MatMul;          ///< batched matrix product (chapter 16)
+  static const TensorOperation GatherRows;      ///< rows selected by token IDs (chapter 16)
+  static const TensorOperation Exp;             ///< elementwise exponential (chapter 16)
+  static const TensorOperation Log;             ///< elementwise natural logarithm (chapter 16)
+  static const TensorOperation Silu;            ///< elementwise x * sigmoid(x) (chapter 16)
+  static const TensorOperation LogSoftmax;      ///< stable log-softmax along one axis (chapter 16)
+  static const TensorOperation IndexedMeanNll;  ///< mean NLL of target classes (chapter 16)
+
+ private:
+  std::string_view name_;
 };
 
-/// Stable, locale-neutral name of an operation as traces and messages print
-/// it: `parameter`, `constant`, `detached`, `reshape`, `transpose`,
-/// `broadcast_to`, `add`, `mul`, `sum_axis`, `mean_axis`, `matmul`,
-/// `gather_rows`, `exp`, `log`, `silu`, `log_softmax`, `indexed_mean_nll`.
-std::string_view tensor_operation_name(TensorOperation operation);
+inline constexpr TensorOperation TensorOperation::Parameter{"parameter"};
+inline constexpr TensorOperation TensorOperation::Constant{"constant"};
+inline constexpr TensorOperation TensorOperation::Detached{"detached"};
+inline constexpr TensorOperation TensorOperation::Reshape{"reshape"};
+inline constexpr TensorOperation TensorOperation::Transpose{"transpose"};
+inline constexpr TensorOperation TensorOperation::Permute{"permute"};
+inline constexpr TensorOperation TensorOperation::Slice{"slice"};
+inline constexpr TensorOperation TensorOperation::BroadcastTo{"broadcast_to"};
+inline constexpr TensorOperation TensorOperation::Materialize{"materialize"};
+inline constexpr TensorOperation TensorOperation::Add{"add"};
+inline constexpr TensorOperation TensorOperation::Mul{"mul"};
+inline constexpr TensorOperation TensorOperation::SumAxis{"sum_axis"};
+inline constexpr TensorOperation TensorOperation::MeanAxis{"mean_axis"};
+inline constexpr TensorOperation TensorOperation::MatMul{"matmul"};
+inline constexpr TensorOperation TensorOperation::GatherRows{"gather_rows"};
+inline constexpr TensorOperation TensorOperation::Exp{"exp"};
+inline constexpr TensorOperation TensorOperation::Log{"log"};
+inline constexpr TensorOperation TensorOperation::Silu{"silu"};
+inline constexpr TensorOperation TensorOperation::LogSoftmax{"log_softmax"};
+inline constexpr TensorOperation TensorOperation::IndexedMeanNll{"indexed_mean_nll"};
 
-/// What a reverse pass does with the saved contexts of the operations it
-/// reversed, once it has succeeded.
+/// What a reverse pass does with the graph it reversed, once it has succeeded.
 enum class Retention {
-  Retain,   ///< keep every VJP and its saved tensors: the graph may be reversed again
-  Release,  ///< drop them; a later pass through these nodes fails with ReleasedGraph
+  Retain,   ///< keep every edge, VJP and saved tensor: the graph may be reversed again
+  Release,  ///< drop them: the graph keeps only the values handles still name, and
+            ///< a later pass through these nodes fails with ReleasedGraph
 };
 // endregion: tensor-operations
 
@@ -98,7 +122,7 @@ enum class TensorAutodiffErrorKind {
   NonScalarOutput,               ///< backward() without a seed on an output of rank above zero
   SeedShapeMismatch,             ///< the seed's shape differs from the output's shape
   NonFiniteSeed,                 ///< the seed holds NaN or an infinity
-  ReleasedGraph,                 ///< a pass reaches a node whose saved context was released
+  ReleasedGraph,                 ///< a pass reaches a node whose graph was released
   StaleOperand,                  ///< a parameter operand was assigned after it was recorded
   NotAParameter,                 ///< assign() on a node that is not a parameter
   AssignShapeMismatch,           ///< assign() with a value of another shape
@@ -111,17 +135,20 @@ enum class TensorAutodiffErrorKind {
 /// Stable kebab-case name of a kind, e.g. `released-graph`.
 std::string_view tensor_autodiff_error_kind_name(TensorAutodiffErrorKind kind);
 
-/// An error of the tensor tape. It is thrown only while validating, before
-/// any gradient, value or retention state changes: after it, every stored
-/// gradient, every value and every node's retention state is bit-for-bit as
-/// before the call. Fields a kind does not use are empty or zero.
+/// An error of the tensor tape (area `tensor-tape`). It is thrown only while
+/// validating, before any gradient, value or retention state changes: after
+/// it, every stored gradient, every value and every node's retention state is
+/// bit-for-bit as before the call. Fields a kind does not use are empty or zero.
 class TensorAutodiffError : public Error {
  public:
   TensorAutodiffErrorKind kind() const noexcept { return kind_; }
   /// The operation the message names (the consumer, the output or the leaf).
   TensorOperation operation() const noexcept { return operation_; }
-  /// Topological index (in the failing pass) of the node the message names.
+  /// Topological index (in the failing pass) of the node the message names;
+  /// for ReleasedGraph, the index the node had in the pass that released it.
   std::size_t node() const noexcept { return node_; }
+  /// The label of that node (TensorValue::labeled), empty if it has none.
+  const std::string& label() const noexcept { return label_; }
   /// Topological index of the operand node of a failing edge.
   std::size_t parent() const noexcept { return parent_; }
   /// Operand slot of a failing edge (0 = left/first operand).
@@ -151,24 +178,28 @@ class TensorAutodiffError : public Error {
                                                  Shape output_shape);
   static TensorAutodiffError non_finite_seed(TensorOperation operation, Shape shape,
                                              std::vector<std::size_t> coordinate, double value);
-  static TensorAutodiffError released_graph(TensorOperation operation, std::size_t node);
+  static TensorAutodiffError released_graph(TensorOperation operation, std::size_t node,
+                                            std::string label);
   static TensorAutodiffError stale_operand(TensorOperation operation, std::size_t node,
-                                           std::size_t parent, std::size_t operand,
-                                           std::uint64_t recorded, std::uint64_t current);
+                                           std::string label, std::size_t parent,
+                                           std::size_t operand, std::uint64_t recorded,
+                                           std::uint64_t current);
   static TensorAutodiffError not_a_parameter(TensorOperation operation);
   static TensorAutodiffError assign_shape_mismatch(Shape shape, Shape expected_shape);
   static TensorAutodiffError contribution_shape_mismatch(TensorOperation operation,
-                                                         std::size_t node, std::size_t parent,
-                                                         std::size_t operand, Shape shape,
-                                                         Shape expected_shape);
+                                                         std::size_t node, std::string label,
+                                                         std::size_t parent, std::size_t operand,
+                                                         Shape shape, Shape expected_shape);
   static TensorAutodiffError non_finite_contribution(TensorOperation operation, std::size_t node,
-                                                     std::size_t parent, std::size_t operand,
+                                                     std::string label, std::size_t parent,
+                                                     std::size_t operand,
                                                      std::vector<std::size_t> coordinate,
                                                      double value);
   static TensorAutodiffError non_finite_pass_adjoint(TensorOperation operation, std::size_t node,
+                                                     std::string label,
                                                      std::vector<std::size_t> coordinate,
                                                      double previous, double contribution);
-  static TensorAutodiffError non_finite_accumulated_gradient(std::size_t node,
+  static TensorAutodiffError non_finite_accumulated_gradient(std::size_t node, std::string label,
                                                              std::vector<std::size_t> coordinate,
                                                              double stored, double pass_adjoint);
 
@@ -179,6 +210,7 @@ class TensorAutodiffError : public Error {
   TensorAutodiffErrorKind kind_;
   TensorOperation operation_;
   std::size_t node_ = 0;
+  std::string label_;
   std::size_t parent_ = 0;
   std::size_t operand_ = 0;
   Shape shape_;
@@ -198,8 +230,9 @@ struct TensorTraceNode {
   std::size_t index = 0;      ///< topological index in this pass
   std::uint64_t node_id = 0;  ///< TensorValue::node_id() of the node
   TensorOperation operation = TensorOperation::Constant;
+  std::string label;                   ///< TensorValue::label() of the node
   Shape shape;                         ///< shape of the value
-  Tensor value;                        ///< the forward value
+  Tensor value;                        ///< the forward value (a row-major copy)
   bool tracked = false;                ///< whether the node tracks a gradient
   std::vector<std::size_t> operands;   ///< topological index of each operand slot
   std::optional<Tensor> pass_adjoint;  ///< bar(v) of this pass; absent if untracked
@@ -238,13 +271,16 @@ struct TensorBackwardTrace {
 };
 // endregion: tensor-backward-trace
 
+struct RecordedOperand;
+
 // region: tensor-value-class
 /// A handle to one node of the tensor tape: a value, the operation that made
 /// it, and for each operand slot the operand and its VJP. Copies of a handle
 /// share the node. Parameters are tracked leaves that store a gradient;
 /// results of operations are tracked when an operand is; constants and
-/// detached values are not. Not thread-safe: one tape per thread.
-/// Taught in chapter 15; chapter 16 adds model operations (see the file head).
+/// detached values are not. A tape is used by one thread at a time (see
+/// docs/data-model.md, concurrency). Taught in chapter 15; chapter 16 adds
+/// model operations (see the file head).
 class TensorValue {
  public:
   // --- Leaves -------------------------------------------------------------
@@ -259,16 +295,18 @@ class TensorValue {
 
   // --- Reading a node --------------------------------------------------------
 
-  /// The forward value. The reference stays valid until assign() replaces it.
-  const Tensor& value() const noexcept;
-  /// A copy of the forward value.
-  Tensor value_snapshot() const;
-  const Shape& shape() const noexcept;
+  /// The forward value: an owning, immutable handle (no copy). It keeps the
+  /// value it was read as even after assign() installs a new one, and stays
+  /// valid after every handle to the node is gone.
+  SharedTensor value() const noexcept;
+  /// The value's shape (a copy: the node may be reassigned meanwhile).
+  Shape shape() const;
+  std::size_t rank() const noexcept;
   TensorOperation operation() const noexcept;
   /// Whether gradients flow into this node (parameters and their descendants).
   bool tracks_gradient() const noexcept;
   bool is_parameter() const noexcept;
-  /// Whether a Release pass dropped this node's saved context.
+  /// Whether a Release pass dropped this node's edges and saved context.
   bool is_released() const noexcept;
   /// Incremented by every assign(); operations record it (stale-operand guard).
   std::uint64_t version() const noexcept;
@@ -278,23 +316,30 @@ class TensorValue {
   bool is_same_node(const TensorValue& other) const noexcept;
   /// The stored gradient (shape of the value); absent unless this is a parameter.
   /// The reference reads the node itself: it stays valid while any handle to
-  /// the node lives and shows later passes' updates. Use gradient_snapshot()
-  /// to keep the gradient of one moment.
+  /// the node lives and shows later passes' updates (which add in place). Use
+  /// gradient_snapshot() to keep the gradient of one moment.
   const std::optional<Tensor>& gradient() const noexcept;
-  /// A copy of the stored gradient, paired with value_snapshot(); absent unless
-  /// this is a parameter.
+  /// A copy of the stored gradient; absent unless this is a parameter.
   std::optional<Tensor> gradient_snapshot() const;
+
+  /// The node's label (empty unless labeled() gave it one).
+  const std::string& label() const noexcept;
+  /// Gives the node a label that errors and traces print (e.g. `loss`) and
+  /// returns a handle to the same node. A label changes no value, gradient
+  /// or graph state.
+  TensorValue labeled(std::string label) const;
 
   // --- Changing a parameter ----------------------------------------------------
 
   /// Replaces a parameter's value (an optimizer step) and increments its
   /// version; the gradient is kept. A later pass through an operation that
-  /// recorded the old version fails with StaleOperand.
+  /// recorded the old version fails with StaleOperand. Handles returned by
+  /// value() before the call keep the old value.
   /// @throws TensorAutodiffError NotAParameter, AssignShapeMismatch, or NonFiniteLeaf.
   void assign(Tensor value);
 
-  /// A new untracked leaf holding the same value and no operand: the
-  /// gradient flow stops here.
+  /// A new untracked leaf sharing the same value (no copy) and no operand:
+  /// the gradient flow stops here.
   TensorValue detach() const;
 
   // --- Operations -------------------------------------------------------------
@@ -304,21 +349,35 @@ class TensorValue {
   // operation's VJP is defined beside it, in the source file named below.
 
   // --- Structural operations (tensor_structural_ops.cpp) ---------------------
+  // Each shares the operand's storage in O(rank); its VJP applies the inverse
+  // layout change to the upstream adjoint.
 
-  /// The same row-major values viewed as `shape` (equal element count):
-  /// [2, 3] -> [3, 2]. VJP: the upstream reshaped back to this node's shape.
-  /// @throws TensorError ReshapeCountMismatch, or ShapeOverflow if `shape` has
-  ///         too many elements to count.
+  /// The same values viewed as `shape` (equal element count): [2, 3] -> [3, 2].
+  /// Shares storage; a non-contiguous value (after transpose, say) must be
+  /// materialize()d first. VJP: the upstream reshaped back to this node's shape.
+  /// @throws TensorError ShapeOverflow, ReshapeCountMismatch, NonContiguousReshape.
   TensorValue reshape(const Shape& shape) const;
-  /// Axes `axis_a` and `axis_b` swapped: [2, 3] with (0, 1) -> [3, 2].
-  /// VJP: the upstream with the same two axes swapped back.
+  /// Axes `axis_a` and `axis_b` swapped: [2, 3] with (0, 1) -> [3, 2], sharing
+  /// storage. VJP: the upstream with the same two axes swapped back.
   /// @throws TensorError InvalidAxis.
   TensorValue transpose(std::size_t axis_a, std::size_t axis_b) const;
-  /// The value repeated to `shape` under NumPy broadcasting ([3] -> [2, 3]).
-  /// VJP: the upstream summed over the broadcast axes back to this node's shape.
-  /// @throws TensorError IncompatibleBroadcast, or ShapeOverflow if `shape` has
-  ///         too many elements to count.
+  /// Axes reordered: result axis i is axis `axes[i]` ([B, T, H, D] with
+  /// [0, 2, 1, 3] -> [B, H, T, D]), sharing storage. VJP: the inverse permutation.
+  /// @throws TensorError InvalidPermutation.
+  TensorValue permute(const Axes& axes) const;
+  /// Positions [start, end) of `axis`, sharing storage ([T, C] rows 2..5 ->
+  /// [3, C]). VJP: the upstream placed into zeros of this node's shape.
+  /// @throws TensorError InvalidAxis or InvalidSlice.
+  TensorValue slice(std::size_t axis, std::size_t start, std::size_t end) const;
+  /// The value repeated to `shape` under NumPy broadcasting ([3] -> [2, 3]),
+  /// sharing storage (stride 0). VJP: the upstream summed over the broadcast
+  /// axes back to this node's shape.
+  /// @throws TensorError IncompatibleBroadcast, or ShapeOverflow.
   TensorValue broadcast_to(const Shape& shape) const;
+  /// A row-major contiguous copy of the value (the only copying structural
+  /// operation). VJP: the upstream unchanged.
+  /// @throws TensorError AllocationFailed.
+  TensorValue materialize() const;
 
   // --- Elementwise arithmetic (tensor_arithmetic_ops.cpp) ----------------------
 
@@ -336,29 +395,34 @@ class TensorValue {
 
   // --- Reductions (tensor_reduction_ops.cpp) -----------------------------------
 
-  /// Sum along `axis`: [2, 3] along 1 gives [2], or [2, 1] with `keep_dim`.
+  /// Sum along `axis`: [2, 3] along 1 gives [2], or [2, 1] with KeepDim::Yes.
   /// VJP: the upstream repeated along `axis` back to this node's shape.
   /// @throws TensorError InvalidAxis.
   /// @throws TensorAutodiffError NonFiniteResult if a sum overflows.
-  TensorValue sum_axis(std::size_t axis, bool keep_dim = false) const;
+  TensorValue sum_axis(std::size_t axis, KeepDim keep_dim = KeepDim::No) const;
   /// Arithmetic mean along `axis` of extent n; shapes as for sum_axis.
   /// VJP: the upstream repeated along `axis` and divided by n.
   /// @throws TensorError InvalidAxis or EmptyAxis.
   /// @throws TensorAutodiffError NonFiniteResult if a sum overflows.
-  TensorValue mean_axis(std::size_t axis, bool keep_dim = false) const;
+  TensorValue mean_axis(std::size_t axis, KeepDim keep_dim = KeepDim::No) const;
 
   // --- Model operations (chapter 16) -------------------------------------------
-  // Declared here, defined with record() beside their VJPs in
-  // src/llm/autograd/model_ops.cpp (matmul, gather_rows),
-  // model_activation_ops.cpp (exp, log, silu) and model_probability_ops.cpp
-  // (log_softmax, indexed_mean_nll). ModelOpError is in model_ops.hpp.
+  // Declared here, defined beside their VJPs in src/llm/autograd/model_ops.cpp
+  // (matmul, gather_rows), model_activation_ops.cpp (exp, log, silu) and
+  // model_probability_ops.cpp (log_softmax, indexed_mean_nll). ModelOpError
+  // is in model_ops.hpp. Later chapters write their operations as free
+  // functions instead (recorder.hpp).
 
   // region: model-operation-declarations
   /// The matrix product over the last two axes, batch axes broadcast (chapter 16):
   /// this [..., M, K] times other [..., K, N] gives [batch..., M, N]
   /// ([B, T, C] times [C, V] gives [B, T, V]). VJPs: dA = dC B^T and
-  /// dB = A^T dC, each summed over the batch axes its operand was broadcast
-  /// along, back to that operand's shape. Saves both operand values (shared).
+  /// dB = A^T dC (B^T and A^T are strided views, not copies), each summed
+  /// over the batch axes its operand was broadcast along, back to that
+  /// operand's shape. For a rank-two B shared by every batch, dB is one
+  /// product over A's rows with its batch axes folded in: each element adds
+  /// its products in row-major (batch, row) order from 0.0. Saves both
+  /// operand values (shared).
   /// @throws TensorError MatMulRank, MatMulInnerMismatch, IncompatibleBroadcast.
   /// @throws TensorAutodiffError NonFiniteResult if a product sum overflows.
   TensorValue matmul(const TensorValue& other) const;
@@ -418,8 +482,10 @@ class TensorValue {
 
   /// One reverse pass from this output of any shape with seed `seed`.
   /// Postcondition on success: every reachable parameter's gradient grew by
-  /// its pass adjoint, and with Retention::Release every reached operation's
-  /// saved context is dropped. On any throw nothing changed.
+  /// its pass adjoint (added in place), and with Retention::Release every
+  /// reached operation dropped its edges and saved context, so the graph
+  /// holds nothing but the values that handles still name. On any throw
+  /// nothing changed.
   /// @throws TensorAutodiffError UntrackedOutput, SeedShapeMismatch (the seed
   ///         must have exactly this node's shape), NonFiniteSeed, ReleasedGraph,
   ///         StaleOperand, ContributionShapeMismatch, NonFiniteContribution,
@@ -435,46 +501,19 @@ class TensorValue {
 
   /// Sets the gradient of every parameter reachable from this node to zero,
   /// in place; values and the graph are unchanged. Never throws after it has
-  /// found the reachable nodes.
+  /// found the reachable nodes. A released graph reaches only its output.
   void zero_grad() const;
+
+  /// Tape nodes alive in the process (test hook for graph lifetime). Exact
+  /// when no other thread is creating or freeing nodes at the same moment.
+  static std::size_t live_node_count() noexcept;
 
  private:
   struct Node;
-  /// An immutable forward value shared between a node and the VJPs that saved it.
-  using SavedTensor = std::shared_ptr<const Tensor>;
-
-  /// The local reverse rule of one operand slot: maps the consumer's adjoint
-  /// (the result's shape) to this operand's contribution (the operand's shape).
-  struct VjpRule {
-    std::string_view name;  ///< stable rule name for traces; must be a string literal
-    std::function<Tensor(const Tensor& upstream)> apply;  ///< captures its saved context
-  };
-
-  /// One operand slot handed to record(): the operand and its rule (defined
-  /// below the class, where TensorValue is complete).
-  struct RecordedOperand;
+  friend TensorValue record_operation(TensorOperation operation, SharedTensor value,
+                                      std::span<RecordedOperand> operands);
 
   explicit TensorValue(std::shared_ptr<Node> node) noexcept;
-
-  // region: tensor-record-extension-point
-  /// Records the result of one operation: checks that `value` is finite
-  /// (NonFiniteResult naming `operation`), then returns a node that keeps, for
-  /// each operand slot in order, the operand, its version and its VJP rule.
-  /// The result tracks a gradient when an operand does and no NoGradScope is
-  /// active; otherwise it is an untracked node without operands and the rules
-  /// (with their saved context) are dropped at once. Every operation of
-  /// chapters 15 and 16 ends with a call to record().
-  /// @throws TensorAutodiffError NonFiniteResult.
-  static TensorValue record(TensorOperation operation, SavedTensor value,
-                            std::vector<RecordedOperand> operands);
-  static TensorValue record(TensorOperation operation, Tensor value,
-                            std::vector<RecordedOperand> operands);
-  /// Moves a forward result into a shareable saved tensor (for a VJP that
-  /// needs the operation's own output, e.g. exp).
-  static SavedTensor save(Tensor value);
-  /// This node's value as a saved tensor: shared, never copied.
-  SavedTensor saved_value() const noexcept;
-  // endregion: tensor-record-extension-point
 
   /// The one reverse-pass implementation behind backward(), backward_with_seed()
   /// and backward_with_trace() (tensor_backward.cpp).
@@ -483,11 +522,6 @@ class TensorValue {
   void require_scalar_output() const;
 
   std::shared_ptr<Node> node_;
-};
-
-struct TensorValue::RecordedOperand {
-  TensorValue operand;
-  VjpRule rule;
 };
 // endregion: tensor-value-class
 

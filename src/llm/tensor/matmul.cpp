@@ -1,65 +1,130 @@
-// Batched matrix product: one [M, K] x [K, N] product per broadcast batch coordinate.
+// Batched matrix product: validate the shapes, then one [M, K] x [K, N]
+// product per broadcast batch coordinate, each read through its strides.
 #include "llm/tensor/matmul.hpp"
 
 #include "llm/tensor/broadcast.hpp"
+#include "llm/tensor/kernel_output.hpp"
+#include "llm/tensor/matmul_kernel.hpp"
+#include "llm/tensor/strided_walk.hpp"
 
 namespace llm {
 
 namespace {
 
-// The broadcast of the two batch shapes. A failure names the full operand
-// shapes, with the axis counted from the right of the full result ([..., M, N]).
-Shape matmul_batch_shape(const Shape& left, const Shape& right) {
-  const Shape left_batch(left.begin(), left.end() - 2);
-  const Shape right_batch(right.begin(), right.end() - 2);
+using matmul_detail::MatrixOperand;
+
+// The validated shape of one product and the batch layout of each operand.
+struct MatmulPlan {
+  std::size_t rows = 0;     // M
+  std::size_t depth = 0;    // K
+  std::size_t columns = 0;  // N
+  Shape batch;              // broadcast batch shape
+  Strides left_batch;       // left's strides along `batch` (0 where it repeats)
+  Strides right_batch;      // right's strides along `batch`
+  Shape output;             // batch + [M, N]
+};
+
+// Ranks, inner extents, then the batch broadcast. A failing batch broadcast
+// names the full operand shapes, with the axis counted from the right of the
+// full result ([..., M, N]).
+MatmulPlan plan_matmul(const TensorView& left, const TensorView& right) {
+  const Shape& a = left.shape();
+  const Shape& b = right.shape();
+  if (a.size() < 2 || b.size() < 2) throw TensorError::matmul_rank(a, b);
+  MatmulPlan plan;
+  plan.rows = a[a.size() - 2];
+  plan.depth = a.back();
+  plan.columns = b.back();
+  if (b[b.size() - 2] != plan.depth) throw TensorError::matmul_inner_mismatch(a, b);
+
+  const Layout left_batch(Shape(a.begin(), a.end() - 2),
+                          Strides(left.strides().begin(), left.strides().end() - 2), 0);
+  const Layout right_batch(Shape(b.begin(), b.end() - 2),
+                           Strides(right.strides().begin(), right.strides().end() - 2), 0);
   try {
-    return broadcast_shapes(left_batch, right_batch);
+    plan.batch = broadcast_shapes(left_batch.shape(), right_batch.shape());
   } catch (const TensorError& error) {
     if (error.kind() != TensorErrorKind::IncompatibleBroadcast) throw;
-    throw TensorError::incompatible_broadcast(left, right, error.axis() + 2);
+    throw TensorError::incompatible_broadcast(a, b, error.axis() + 2);
+  }
+  plan.left_batch = left_batch.broadcast_to(plan.batch).strides();
+  plan.right_batch = right_batch.broadcast_to(plan.batch).strides();
+  plan.output = plan.batch;
+  plan.output.push_back(plan.rows);
+  plan.output.push_back(plan.columns);
+  element_count(plan.output);
+  return plan;
+}
+
+// The matrix of `view` whose first element is at storage offset `offset`.
+MatrixOperand matrix_at(const TensorView& view, std::size_t offset) {
+  const Strides& strides = view.strides();
+  return {view.storage().data() + offset, strides[strides.size() - 2], strides.back()};
+}
+
+// Whether every batch of left is the next M rows after the previous one and
+// right is the same matrix for every batch: then the batch axes fold into M
+// and one [batches * M, K] x [K, N] product replaces the loop over batches.
+// Each output element still sums over its own K products only, so the bits
+// do not change.
+bool batches_fold_into_rows(const MatmulPlan& plan, const TensorView& left) {
+  std::size_t expected = plan.rows * left.strides()[left.rank() - 2];
+  for (std::size_t axis = plan.batch.size(); axis-- > 0;) {
+    if (plan.batch[axis] == 1) continue;
+    if (plan.right_batch[axis] != 0 || plan.left_batch[axis] != expected) return false;
+    expected *= plan.batch[axis];
+  }
+  return true;
+}
+
+template <class MultiplyOne>
+Tensor batched_product(const TensorView& left, const TensorView& right, MultiplyOne multiply) {
+  const MatmulPlan plan = plan_matmul(left, right);
+  Tensor result = kernel_output(plan.output);  // every element is written below
+  if (result.size() == 0) return result;
+  double* out = result.mutable_values().data();
+  const std::size_t matrix_size = plan.rows * plan.columns;
+  if (batches_fold_into_rows(plan, left)) {
+    multiply(plan.rows * element_count(plan.batch), plan.depth, plan.columns,
+             matrix_at(left, left.offset()), matrix_at(right, right.offset()), out, plan.columns);
+    return result;
+  }
+  const Strides dense = row_major_strides(plan.batch);
+  for_each_offset<3>(plan.batch, {dense, plan.left_batch, plan.right_batch},
+                     {0, left.offset(), right.offset()},
+                     [&](const std::array<std::size_t, 3>& at) {
+                       multiply(plan.rows, plan.depth, plan.columns, matrix_at(left, at[1]),
+                                matrix_at(right, at[2]), out + at[0] * matrix_size, plan.columns);
+                     });
+  return result;
+}
+
+// region: textbook-matmul
+void textbook_product(std::size_t rows, std::size_t depth, std::size_t columns, MatrixOperand a,
+                      MatrixOperand b, double* c, std::size_t c_row_stride) {
+  for (std::size_t i = 0; i < rows; ++i) {
+    for (std::size_t j = 0; j < columns; ++j) {
+      double sum = 0.0;
+      for (std::size_t p = 0; p < depth; ++p) {
+        sum += a.data[i * a.row_stride + p * a.column_stride] *
+               b.data[p * b.row_stride + j * b.column_stride];
+      }
+      c[i * c_row_stride + j] = sum;
+    }
   }
 }
+// endregion: textbook-matmul
 
 }  // namespace
 
 // region: batched-matmul
 Tensor matmul(const TensorView& left, const TensorView& right) {
-  const Shape& a = left.shape();
-  const Shape& b = right.shape();
-  if (a.size() < 2 || b.size() < 2) throw TensorError::matmul_rank(a, b);
-  const std::size_t m = a[a.size() - 2];
-  const std::size_t k = a.back();
-  const std::size_t n = b.back();
-  if (b[b.size() - 2] != k) throw TensorError::matmul_inner_mismatch(a, b);
-
-  const Shape batch = matmul_batch_shape(a, b);
-  const BroadcastIndex left_batch(Shape(a.begin(), a.end() - 2), batch);
-  const BroadcastIndex right_batch(Shape(b.begin(), b.end() - 2), batch);
-  Shape shape = batch;
-  shape.push_back(m);
-  shape.push_back(n);
-  Tensor result = Tensor::zeros(shape);
-  std::span<double> out = result.mutable_values();
-
-  const std::size_t batches = element_count(batch);
-  for (std::size_t batch_offset = 0; batch_offset < batches; ++batch_offset) {
-    // The [M, K] and [K, N] matrices this batch coordinate reads.
-    const std::span<const double> lhs =
-        left.values().subspan(left_batch.source_offset(batch_offset) * m * k, m * k);
-    const std::span<const double> rhs =
-        right.values().subspan(right_batch.source_offset(batch_offset) * k * n, k * n);
-    for (std::size_t row = 0; row < m; ++row) {
-      for (std::size_t column = 0; column < n; ++column) {
-        double sum = 0.0;
-        for (std::size_t inner = 0; inner < k; ++inner) {
-          sum += lhs[row * k + inner] * rhs[inner * n + column];
-        }
-        out[(batch_offset * m + row) * n + column] = sum;
-      }
-    }
-  }
-  return result;
+  return batched_product(left, right, matmul_detail::multiply_matrices);
 }
 // endregion: batched-matmul
+
+Tensor matmul_textbook(const TensorView& left, const TensorView& right) {
+  return batched_product(left, right, textbook_product);
+}
 
 }  // namespace llm

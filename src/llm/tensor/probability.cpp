@@ -13,6 +13,9 @@
 #include <utility>
 #include <vector>
 
+#include "llm/tensor/kernel_output.hpp"
+#include "llm/tensor/reduction.hpp"
+
 namespace llm {
 
 // region: stable-sigmoid
@@ -40,9 +43,8 @@ namespace {
 // Validates in the documented order: axis, class extent, targets (count,
 // nonempty, each in range) when given, then every logit finite. Nothing is
 // allocated for outputs before all of these checks pass.
-ClassAxisGroups check_class_groups(const TensorView& logits, std::size_t axis,
-                                   const std::span<const std::size_t>* targets) {
-  const Shape& shape = logits.shape();
+ClassAxisGroups check_class_groups(const Shape& shape, std::span<const double> values,
+                                   std::size_t axis, const std::span<const std::size_t>* targets) {
   const ClassAxisGroups groups = class_axis_groups(shape, axis);
 
   if (targets != nullptr) {
@@ -56,10 +58,10 @@ ClassAxisGroups check_class_groups(const TensorView& logits, std::size_t axis,
       }
     }
   }
-  const std::span<const double> values = logits.values();
   for (std::size_t offset = 0; offset < values.size(); ++offset) {
     if (!std::isfinite(values[offset])) {
-      throw TensorError::non_finite_value(shape, logits.coordinate_of(offset), values[offset]);
+      throw TensorError::non_finite_value(shape, coordinate_from_offset(shape, offset),
+                                          values[offset]);
     }
   }
   return groups;
@@ -102,16 +104,15 @@ struct GroupOutputs {
 // emits the requested outputs from it and passes it to
 // `on_group(group, first_offset, class_stride, statistics)`.
 template <typename OnGroup>
-GroupOutputs drive_class_groups(const TensorView& logits, std::size_t axis,
-                                const std::span<const std::size_t>* targets,
-                                bool emit_log_probabilities, bool emit_probabilities,
+GroupOutputs drive_class_groups(const Shape& shape, std::span<const double> values,
+                                std::size_t axis, const std::span<const std::size_t>* targets,
+                                bool emit_log_probabilities, EmitProbabilities emit,
                                 OnGroup&& on_group) {
-  const ClassAxisGroups groups = check_class_groups(logits, axis, targets);
+  const ClassAxisGroups groups = check_class_groups(shape, values, axis, targets);
   GroupOutputs outputs;
-  if (emit_log_probabilities) outputs.log_probabilities = Tensor::zeros(logits.shape());
-  if (emit_probabilities) outputs.probabilities = Tensor::zeros(logits.shape());
+  if (emit_log_probabilities) outputs.log_probabilities = kernel_output(shape);
+  if (emit == EmitProbabilities::Yes) outputs.probabilities = kernel_output(shape);
 
-  const std::span<const double> values = logits.values();
   for (std::size_t group = 0; group < groups.count(); ++group) {
     const std::size_t first = groups.offset(group, 0);
     const GroupStatistics statistics = group_statistics(values, groups, first);
@@ -131,31 +132,62 @@ GroupOutputs drive_class_groups(const TensorView& logits, std::size_t axis,
 }
 // endregion: checked-group-driver
 
+// The logits as one row-major block: borrowed when the view is contiguous,
+// otherwise copied once into `copy`.
+std::span<const double> row_major_values(const TensorView& logits, Tensor& copy) {
+  if (logits.is_contiguous()) return logits.contiguous_values();
+  copy = logits.materialize();
+  return copy.values();
+}
+
 }  // namespace
 
 // region: log-softmax-forward
 LogSoftmaxForward log_softmax_forward(const TensorView& logits, std::size_t axis,
-                                      bool emit_probabilities) {
+                                      EmitProbabilities emit) {
+  Tensor copy;
+  const std::span<const double> values = row_major_values(logits, copy);
   // log softmax(x)_c = (x_c - m) - log Z, emitted by the driver with exp(x_c - m) / Z.
   GroupOutputs outputs =
-      drive_class_groups(logits, axis, nullptr, true, emit_probabilities,
+      drive_class_groups(logits.shape(), values, axis, nullptr, true, emit,
                          [](std::size_t, std::size_t, std::size_t, const GroupStatistics&) {});
   return {std::move(*outputs.log_probabilities), std::move(outputs.probabilities)};
 }
 
 Tensor log_softmax(const TensorView& logits, std::size_t axis) {
-  return log_softmax_forward(logits, axis, false).value;
+  return log_softmax_forward(logits, axis, EmitProbabilities::No).value;
+}
+
+Tensor softmax(const TensorView& logits, std::size_t axis) {
+  return std::move(*log_softmax_forward(logits, axis, EmitProbabilities::Yes).probabilities);
 }
 // endregion: log-softmax-forward
+
+// region: log-sum-exp
+Tensor log_sum_exp(const TensorView& logits, std::size_t axis) {
+  Tensor copy;
+  const std::span<const double> values = row_major_values(logits, copy);
+  const ClassAxisGroups groups = check_class_groups(logits.shape(), values, axis, nullptr);
+  Tensor result = kernel_output(reduced_shape(logits.shape(), axis, KeepDim::No));
+  // Group g = o * inner + i is also the row-major index of the result.
+  std::span<double> totals = result.mutable_values();
+  for (std::size_t group = 0; group < groups.count(); ++group) {
+    const GroupStatistics statistics = group_statistics(values, groups, groups.offset(group, 0));
+    totals[group] = statistics.maximum + statistics.log_normalizer;
+  }
+  return result;
+}
+// endregion: log-sum-exp
 
 // region: indexed-mean-nll-forward
 IndexedNllForward indexed_mean_nll_forward(const TensorView& logits, std::size_t axis,
                                            std::span<const std::size_t> targets,
-                                           bool emit_probabilities) {
-  const std::span<const double> values = logits.values();
+                                           EmitProbabilities emit) {
+  Tensor copy;
+  const std::span<const double> values = row_major_values(logits, copy);
   double total = 0.0;
   GroupOutputs outputs =
-      drive_class_groups(logits, axis, &targets, false, emit_probabilities,
+      drive_class_groups(logits.shape(), values, axis, &targets, false, emit,
                          [&](std::size_t group, std::size_t first, std::size_t stride,
                              const GroupStatistics& statistics) {
                            // -log softmax(x)_t = log Z - (x_t - m)
@@ -167,7 +199,7 @@ IndexedNllForward indexed_mean_nll_forward(const TensorView& logits, std::size_t
 
 double indexed_mean_nll(const TensorView& logits, std::size_t axis,
                         std::span<const std::size_t> targets) {
-  return indexed_mean_nll_forward(logits, axis, targets, false).loss;
+  return indexed_mean_nll_forward(logits, axis, targets, EmitProbabilities::No).loss;
 }
 // endregion: indexed-mean-nll-forward
 

@@ -1,5 +1,6 @@
 // Numerically stable probabilities: sigmoid, log-softmax and indexed mean NLL.
-// Taught in chapter 13 (the NLL objective) and chapter 16 (saved probabilities).
+// Taught in chapter 12, used by chapter 13 (the NLL objective) and chapter 16
+// (saved probabilities).
 #pragma once
 
 #include <cstddef>
@@ -17,6 +18,10 @@ namespace llm {
 /// Used by chapter 16's SiLU.
 double stable_sigmoid(double x);
 
+/// Whether a probability kernel also writes the probabilities exp(x - m) / Z
+/// it computed along the way (a VJP saves them, chapter 16).
+enum class EmitProbabilities { No, Yes };
+
 /// Log-probabilities and, on request, the probabilities computed from the
 /// same per-group statistics.
 struct LogSoftmaxForward {
@@ -26,19 +31,32 @@ struct LogSoftmaxForward {
 
 /// Stable log-softmax along `axis`: for each group (a line along `axis`),
 /// value = (x - m) - log Z with m the group maximum and Z = sum exp(x - m),
-/// natural log. With `emit_probabilities` the same pass also writes
+/// natural log. With EmitProbabilities::Yes the same pass also writes
 /// exp(x - m) / Z from the same m and Z (one statistics bundle per group, no
 /// second normalization). Input and output shape [..., V, ...] with V the
 /// extent of `axis`; finite for any finite input, e.g. logits of +-1000.
-/// Every logit is checked before any output is allocated.
+/// Every logit is checked before any output is allocated. `logits` may have
+/// any strides (a non-contiguous view is read through one contiguous copy).
 /// @throws TensorError InvalidAxis, EmptyAxis (V == 0), or NonFiniteValue
 ///         naming the first non-finite input in row-major order, in that order.
 /// Taught in chapter 16 (the probabilities are saved for the VJP).
 LogSoftmaxForward log_softmax_forward(const TensorView& logits, std::size_t axis,
-                                      bool emit_probabilities);
+                                      EmitProbabilities emit);
 
 /// The value of log_softmax_forward without probabilities.
+/// @throws TensorError as log_softmax_forward.
 Tensor log_softmax(const TensorView& logits, std::size_t axis);
+
+/// Stable softmax along `axis`: exp(x - m) / Z per group, the probabilities
+/// of log_softmax_forward. Same shape; every group sums to 1 up to rounding.
+/// Taught in chapter 12.
+/// @throws TensorError as log_softmax_forward.
+Tensor softmax(const TensorView& logits, std::size_t axis);
+
+/// log sum_c exp(x_c) along `axis`, computed stably as m + log Z: the axis is
+/// removed ([3, 2] along 1 gives [3]); finite for logits of +-1000 (chapter 12).
+/// @throws TensorError as log_softmax_forward.
+Tensor log_sum_exp(const TensorView& logits, std::size_t axis);
 
 // region: class-axis-layout
 /// The layout of a class axis: a [..., V, ...] tensor is `outer` blocks of V
@@ -82,7 +100,7 @@ struct IndexedNllForward {
 ///         EmptyTargets, TargetOutOfRange, NonFiniteValue in that order.
 IndexedNllForward indexed_mean_nll_forward(const TensorView& logits, std::size_t axis,
                                            std::span<const std::size_t> targets,
-                                           bool emit_probabilities);
+                                           EmitProbabilities emit);
 
 /// The loss of indexed_mean_nll_forward without probabilities (chapter 13's
 /// objective: its gradient (softmax - one_hot(target)) / G is checked there).

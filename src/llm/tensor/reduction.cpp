@@ -1,41 +1,73 @@
-// Sums and means along one axis.
+// Sums, means and maxima along one axis.
 #include "llm/tensor/reduction.hpp"
+
+#include <cmath>
+
+#include "llm/tensor/kernel_output.hpp"
+#include "llm/tensor/strided_walk.hpp"
 
 namespace llm {
 
-// region: axis-reductions
-Tensor sum_axis(const TensorView& source, std::size_t axis, bool keep_dim) {
-  if (axis >= source.rank()) throw TensorError::invalid_axis(source.shape(), axis);
-  // Read the source as [outer, K, inner]: the axes before, the summed axis, the axes after.
-  const Shape& shape = source.shape();
-  const std::size_t extent = shape[axis];
-  const std::size_t inner = row_major_strides(shape)[axis];
-  const std::size_t outer = element_count(Shape(shape.begin(), shape.begin() + axis));
-
+Shape reduced_shape(const Shape& shape, std::size_t axis, KeepDim keep_dim) {
+  if (axis >= shape.size()) throw TensorError::invalid_axis(shape, axis);
   Shape reduced = shape;
-  if (keep_dim) {
+  if (keep_dim == KeepDim::Yes) {
     reduced[axis] = 1;
   } else {
     reduced.erase(reduced.begin() + axis);
   }
-  Tensor result = Tensor::zeros(reduced);
-  std::span<double> sums = result.mutable_values();
-  for (std::size_t o = 0; o < outer; ++o) {
-    for (std::size_t i = 0; i < inner; ++i) {
-      double sum = 0.0;
-      for (std::size_t k = 0; k < extent; ++k) sum += source.values()[(o * extent + k) * inner + i];
-      sums[o * inner + i] = sum;
-    }
-  }
+  return reduced;
+}
+
+// region: axis-reductions
+Tensor sum_axis(const TensorView& source, std::size_t axis, KeepDim keep_dim) {
+  Tensor result = kernel_output(reduced_shape(source.shape(), axis, keep_dim));
+  // Walk the source with the summed axis collapsed to extent 1; each visited
+  // element starts one output element's sum along the axis.
+  Shape kept = source.shape();
+  kept[axis] = 1;
+  const std::size_t extent = source.shape()[axis];
+  const std::size_t step = source.strides()[axis];
+  double* sums = result.mutable_values().data();
+  const double* values = source.storage().data();
+  const Strides dense = row_major_strides(kept);
+  for_each_offset<2>(kept, {dense, source.strides()}, {0, source.offset()},
+                     [&](const std::array<std::size_t, 2>& at) {
+                       double sum = 0.0;
+                       for (std::size_t k = 0; k < extent; ++k) sum += values[at[1] + k * step];
+                       sums[at[0]] = sum;
+                     });
   return result;
 }
 
-Tensor mean_axis(const TensorView& source, std::size_t axis, bool keep_dim) {
+Tensor mean_axis(const TensorView& source, std::size_t axis, KeepDim keep_dim) {
   if (axis >= source.rank()) throw TensorError::invalid_axis(source.shape(), axis);
   if (source.shape()[axis] == 0) throw TensorError::empty_axis(source.shape(), axis);
   Tensor result = sum_axis(source, axis, keep_dim);
   const double count = static_cast<double>(source.shape()[axis]);
   for (double& value : result.mutable_values()) value /= count;
+  return result;
+}
+Tensor max_axis(const TensorView& source, std::size_t axis, KeepDim keep_dim) {
+  if (axis >= source.rank()) throw TensorError::invalid_axis(source.shape(), axis);
+  if (source.shape()[axis] == 0) throw TensorError::empty_axis(source.shape(), axis);
+  Tensor result = kernel_output(reduced_shape(source.shape(), axis, keep_dim));
+  Shape kept = source.shape();
+  kept[axis] = 1;
+  const std::size_t extent = source.shape()[axis];
+  const std::size_t step = source.strides()[axis];
+  double* maxima = result.mutable_values().data();
+  const double* values = source.storage().data();
+  const Strides dense = row_major_strides(kept);
+  for_each_offset<2>(kept, {dense, source.strides()}, {0, source.offset()},
+                     [&](const std::array<std::size_t, 2>& at) {
+                       double largest = values[at[1]];
+                       for (std::size_t k = 1; k < extent && !std::isnan(largest); ++k) {
+                         const double value = values[at[1] + k * step];
+                         if (value > largest || std::isnan(value)) largest = value;
+                       }
+                       maxima[at[0]] = largest;
+                     });
   return result;
 }
 // endregion: axis-reductions

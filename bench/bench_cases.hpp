@@ -1,0 +1,73 @@
+// The measured cases, shared by our benchmarks and the anchors (OpenBLAS,
+// libtorch), so every ratio compares the same work. See docs/performance.md.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace bench {
+
+/// Square matrix products N x N x N.
+inline const std::vector<std::int64_t> kMatmulSizes = {64, 128, 256, 512, 1024};
+
+/// The batched product [8, 64, 64] @ [64, 64].
+inline constexpr std::size_t kBatch = 8;
+inline constexpr std::size_t kBatchedSize = 64;
+
+/// The chapter-16 chain: gather E [V, C] by ids [B, T], @ W1 [C, H], SiLU,
+/// @ W2 [H, V], mean NLL over the class axis; forward and backward.
+struct ChainSize {
+  const char* name;
+  std::size_t batch, time, vocabulary, channels, hidden;
+};
+inline constexpr ChainSize kBookChain{"book", 4, 8, 64, 32, 64};
+inline constexpr ChainSize kWideChain{"wide", 4, 8, 512, 128, 256};
+
+/// The chapter-30-shaped attention probe: x [B, T, C], Q/K/V projections,
+/// heads split by reshape and transpose, scores Q K^T / sqrt(D), softmax as
+/// exp(log_softmax), times V, heads merged, summed; forward and backward.
+struct AttentionSize {
+  std::size_t batch, time, channels, heads;
+};
+inline constexpr AttentionSize kAttention{4, 64, 128, 4};
+
+/// Nodes in the scalar-tape chain.
+inline constexpr std::size_t kScalarNodes = 1'000'000;
+
+/// Deterministic values in [-1, 1) with mixed signs: the same inputs for every
+/// implementation, so the anchors and ours multiply the same numbers.
+inline std::vector<double> sample_values(std::size_t count, std::uint64_t seed) {
+  std::vector<double> values(count);
+  std::uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 1;
+  for (double& value : values) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    value = static_cast<double>(state >> 11) / 4503599627370496.0 - 1.0;  // / 2^52
+  }
+  return values;
+}
+
+/// Every benchmark runs five times and reports the minimum (and median) CPU
+/// time per iteration: the machine the book is built on is shared, and the
+/// minimum is the run least disturbed by other work. Use with ->Apply().
+inline void repeated(benchmark::internal::Benchmark* benchmark) {
+  benchmark->Repetitions(5)->ReportAggregatesOnly(true)->ComputeStatistics(
+      "min", [](const std::vector<double>& values) {
+        return *std::min_element(values.begin(), values.end());
+      });
+}
+
+/// Token ids and targets for the chain: position p reads id (7 p + 3) mod V.
+inline std::vector<std::size_t> token_ids(std::size_t count, std::size_t vocabulary,
+                                          std::size_t shift) {
+  std::vector<std::size_t> ids(count);
+  for (std::size_t p = 0; p < count; ++p) ids[p] = (7 * p + 3 + shift) % vocabulary;
+  return ids;
+}
+
+}  // namespace bench

@@ -1,0 +1,172 @@
+// The benchmark binary's entry point: runs every registered benchmark
+// single-threaded (ours, and OpenBLAS and libtorch where they are built in),
+// then prints one table of ratios from the same run. `make bench` runs it;
+// docs/performance.md records one run.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench_cases.hpp"
+#include "llm/tensor/matmul_kernel.hpp"
+
+#if defined(LLM_BENCH_OPENBLAS)
+#include <cblas.h>
+#endif
+
+namespace bench {
+#if defined(LLM_BENCH_TORCH)
+void use_one_torch_thread();  // anchor_torch.cpp
+#endif
+
+namespace {
+
+// CPU seconds per iteration and counters of each benchmark, the minimum over
+// its repetitions. Every benchmark runs on one thread, so its CPU time is the work
+// done; on a machine shared with other jobs the wall time also counts the
+// time the thread waited for a core.
+struct Measured {
+  double seconds = 0.0;
+  std::map<std::string, double> counters;
+};
+
+class CollectingReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      // The minimum over the repetitions when there are some, else the one run.
+      const bool minimum = run.run_type == Run::RT_Aggregate && run.aggregate_name == "min";
+      if (run.run_type == Run::RT_Aggregate && !minimum) continue;
+      if (run.error_occurred) continue;
+      std::string name = run.run_name.function_name;  // without /repeats:5 or /iterations:1
+      if (!run.run_name.args.empty()) name += "/" + run.run_name.args;
+      if (!minimum && repeated_.count(name)) continue;
+      Measured& measured = results_[name];
+      measured.seconds = run.GetAdjustedCPUTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
+      for (const auto& [key, counter] : run.counters) measured.counters[key] = counter.value;
+      if (minimum) repeated_[name] = true;
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+  const std::map<std::string, Measured>& results() const { return results_; }
+
+ private:
+  std::map<std::string, Measured> results_;
+  std::map<std::string, bool> repeated_;
+};
+
+std::optional<Measured> find(const std::map<std::string, Measured>& results,
+                             const std::string& name) {
+  const auto found = results.find(name);
+  if (found == results.end()) return std::nullopt;
+  return found->second;
+}
+
+std::string gflops(const std::optional<Measured>& measured, double flops) {
+  if (!measured) return "      -";
+  char text[32];
+  std::snprintf(text, sizeof text, "%7.2f", flops / measured->seconds / 1e9);
+  return text;
+}
+
+std::string micros(const std::optional<Measured>& measured) {
+  if (!measured) return "         -";
+  char text[32];
+  std::snprintf(text, sizeof text, "%10.1f", measured->seconds * 1e6);
+  return text;
+}
+
+void print_ratios(const std::map<std::string, Measured>& results) {
+  std::printf("\nRatios from this run (one thread; minimum CPU time of 5 repetitions; microkernel %s)\n",
+              std::string(llm::matmul_detail::available_microkernels().front().name).c_str());
+  std::printf("%-26s %9s %9s %9s %9s %14s %8s\n", "matrix product (GFLOP/s)", "ours", "textbook",
+              "OpenBLAS", "libtorch", "ours/OpenBLAS", "bits");
+  for (std::int64_t n : kMatmulSizes) {
+    const std::string suffix = "/" + std::to_string(n);
+    const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+    const auto ours = find(results, "matmul/ours" + suffix);
+    const auto textbook = find(results, "matmul/textbook" + suffix);
+    const auto blas = find(results, "matmul/openblas" + suffix);
+    const auto torch = find(results, "matmul/torch" + suffix);
+    std::string ratio = "             -";
+    if (ours && blas) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%13.1f%%", 100.0 * blas->seconds / ours->seconds);
+      ratio = text;
+    }
+    std::string bits = "       -";
+    if (ours && ours->counters.count("bit_identical")) {
+      bits = ours->counters.at("bit_identical") == 1.0 ? "     yes" : "      NO";
+    }
+    std::printf("%-26s %9s %9s %9s %9s %14s %8s\n", (std::to_string(n) + "^3").c_str(),
+                gflops(ours, flops).c_str(), gflops(textbook, flops).c_str(),
+                gflops(blas, flops).c_str(), gflops(torch, flops).c_str(), ratio.c_str(),
+                bits.c_str());
+  }
+  {
+    const double flops = 2.0 * kBatch * kBatchedSize * kBatchedSize * kBatchedSize;
+    const auto ours = find(results, "matmul_batched/ours");
+    const auto blas = find(results, "matmul_batched/openblas");
+    const auto torch = find(results, "matmul_batched/torch");
+    std::string ratio = "             -";
+    if (ours && blas) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%13.1f%%", 100.0 * blas->seconds / ours->seconds);
+      ratio = text;
+    }
+    std::printf("%-26s %9s %9s %9s %9s %14s %8s\n", "[8,64,64]@[64,64]", gflops(ours, flops).c_str(),
+                "        -", gflops(blas, flops).c_str(), gflops(torch, flops).c_str(),
+                ratio.c_str(),
+                ours && ours->counters.count("bit_identical") &&
+                        ours->counters.at("bit_identical") == 1.0
+                    ? "     yes"
+                    : "       -");
+  }
+  std::printf("\n%-40s %10s %10s %15s %12s\n", "forward + backward (microseconds)", "ours",
+              "libtorch", "ours/libtorch", "allocations");
+  const auto tape_row = [&](const std::string& label, const std::string& ours_name,
+                            const std::string& torch_name) {
+    const auto ours = find(results, ours_name);
+    const auto torch = find(results, torch_name);
+    std::string ratio = "              -";
+    if (ours && torch) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%14.2fx", ours->seconds / torch->seconds);
+      ratio = text;
+    }
+    std::string allocations = "           -";
+    if (ours && ours->counters.count("allocations")) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%12.0f", ours->counters.at("allocations"));
+      allocations = text;
+    }
+    std::printf("%-40s %10s %10s %15s %12s\n", label.c_str(), micros(ours).c_str(),
+                micros(torch).c_str(), ratio.c_str(), allocations.c_str());
+  };
+  tape_row("chain, book size (B4 T8 V64 C32 H64)", "chain/ours/book", "chain/torch/book");
+  tape_row("chain, wide (B4 T8 V512 C128 H256)", "chain/ours/wide", "chain/torch/wide");
+  tape_row("attention probe (B4 T64 C128, 4 heads)", "attention/ours", "attention/torch");
+  tape_row("scalar tape, 10^6 nodes", "scalar_tape/ours/1000000", "-");
+}
+
+}  // namespace
+}  // namespace bench
+
+int main(int argc, char** argv) {
+#if defined(LLM_BENCH_OPENBLAS)
+  openblas_set_num_threads(1);
+#endif
+#if defined(LLM_BENCH_TORCH)
+  bench::use_one_torch_thread();
+#endif
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  bench::CollectingReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  bench::print_ratios(reporter.results());
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,61 @@
+// The per-thread cache of large value buffers behind Tensor and SharedTensor.
+#include "llm/tensor/value_pool.hpp"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+#include "llm/tensor/kernel_output.hpp"
+#include "llm/tensor/shared_tensor.hpp"
+#include "llm/tensor/tensor.hpp"
+
+namespace llm {
+namespace {
+
+constexpr std::size_t kLarge = value_pool::kSmallestPooled * 4;
+
+TEST(ValuePool, ReusesTheBufferOfADeadTensorForTheNextOneOfThatSize) {
+  const double* first = nullptr;
+  {
+    const Tensor big = Tensor::zeros({kLarge});
+    first = big.values().data();
+  }
+  const Tensor again = Tensor::zeros({kLarge});
+  EXPECT_EQ(again.values().data(), first);
+  // Tensor::zeros still means zeros, whatever the buffer held before.
+  for (double value : again.values()) ASSERT_EQ(value, 0.0);
+}
+
+TEST(ValuePool, KeepsSharedStorageBuffersToo) {
+  const double* first = nullptr;
+  {
+    const SharedTensor shared(Tensor::filled({kLarge}, 3.0));
+    first = shared.contiguous_values().data();
+  }
+  const Tensor output = kernel_output({kLarge});
+  EXPECT_EQ(output.values().data(), first);  // reused without zeroing
+}
+
+TEST(ValuePool, LeavesSmallBuffersToMallocAndStaysWithinItsBound) {
+  const std::size_t before = value_pool::cached_bytes();
+  { const Tensor small = Tensor::zeros({16}); }
+  EXPECT_EQ(value_pool::cached_bytes(), before);
+  {
+    std::vector<Tensor> many;
+    for (int k = 0; k < 200; ++k) many.push_back(Tensor::zeros({kLarge + static_cast<std::size_t>(k)}));
+  }
+  EXPECT_LE(value_pool::cached_bytes(), std::size_t{64} << 20);
+  EXPECT_GT(value_pool::cached_bytes(), before);
+}
+
+TEST(ValuePool, IsPerThread) {
+  { const Tensor big = Tensor::zeros({kLarge * 2}); }
+  std::size_t other_thread_bytes = 1;
+  std::thread other([&] { other_thread_bytes = value_pool::cached_bytes(); });
+  other.join();
+  EXPECT_EQ(other_thread_bytes, 0u);
+}
+
+}  // namespace
+}  // namespace llm
