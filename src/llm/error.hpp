@@ -1,7 +1,8 @@
 // The root of every error the llm library throws.
 //
-// Each area (tensor, gradient check, scalar tape, tensor tape, model
-// operations) derives one error type from llm::Error. That type carries an
+// Each area (text units, corpus, BPE training, tokenizer, causal windows,
+// bigram model, metrics, tensor, gradient check, scalar tape, tensor tape,
+// model operations) derives one error type from llm::Error. That type carries an
 // `enum class` kind and the offending values as const fields; its what()
 // reads like a sentence naming them. Every error also names its area and its
 // kind as stable kebab-case text, so a caller that only reports errors (a demo,
@@ -26,8 +27,8 @@ class Error : public std::runtime_error {
   Error(std::string_view area, std::string_view kind_name, const std::string& message)
       : std::runtime_error(message), area_(area), kind_name_(kind_name) {}
 
-  /// The area that threw: `tensor`, `gradient-check`, `scalar-tape`,
-  /// `tensor-tape` or `model-operation`.
+  /// The area that threw, e.g. `corpus`, `tokenizer`, `tensor`,
+  /// `gradient-check`, `scalar-tape`, `tensor-tape` or `model-operation`.
   std::string_view area() const noexcept { return area_; }
   /// The kind's stable kebab-case name, e.g. `shape-overflow` or `released-graph`.
   std::string_view kind_name() const noexcept { return kind_name_; }

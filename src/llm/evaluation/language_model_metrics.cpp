@@ -20,7 +20,7 @@ std::string_view metric_error_kind_name(MetricErrorKind kind) {
 }
 
 MetricError::MetricError(MetricErrorKind kind, const std::string& message)
-    : Error(message), kind_(kind) {}
+    : Error("metrics", metric_error_kind_name(kind), message), kind_(kind) {}
 
 MetricError MetricError::empty_targets() {
   return MetricError(MetricErrorKind::EmptyTargets, "assigned probabilities must not be empty");

@@ -33,7 +33,7 @@ std::string_view bigram_error_kind_name(BigramErrorKind kind) {
 
 BigramError::BigramError(BigramErrorKind kind, std::size_t vocabulary_size,
                          const std::string& message)
-    : Error(message), kind_(kind), vocabulary_size_(vocabulary_size) {}
+    : Error("bigram", bigram_error_kind_name(kind), message), kind_(kind), vocabulary_size_(vocabulary_size) {}
 
 BigramError BigramError::empty_vocabulary() {
   return BigramError(BigramErrorKind::EmptyVocabulary, 0,

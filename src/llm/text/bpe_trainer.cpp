@@ -19,7 +19,7 @@ std::string_view bpe_training_error_kind_name(BpeTrainingErrorKind kind) {
 }
 
 BpeTrainingError::BpeTrainingError(BpeTrainingErrorKind kind, const std::string& message)
-    : Error(message), kind_(kind) {}
+    : Error("bpe-training", bpe_training_error_kind_name(kind), message), kind_(kind) {}
 
 BpeTrainingError BpeTrainingError::too_many_merges(std::size_t requested) {
   BpeTrainingError error(BpeTrainingErrorKind::TooManyMerges,

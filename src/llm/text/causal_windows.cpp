@@ -20,7 +20,7 @@ std::string_view causal_window_error_kind_name(CausalWindowErrorKind kind) {
 
 CausalWindowError::CausalWindowError(CausalWindowErrorKind kind, const std::string& message,
                                      std::size_t context_length, std::size_t stride)
-    : Error(message), kind_(kind), context_length_(context_length), stride_(stride) {}
+    : Error("causal-windows", causal_window_error_kind_name(kind), message), kind_(kind), context_length_(context_length), stride_(stride) {}
 
 CausalWindowError CausalWindowError::zero_context_length(std::size_t stride) {
   return CausalWindowError(CausalWindowErrorKind::ZeroContextLength,

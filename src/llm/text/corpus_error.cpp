@@ -70,7 +70,7 @@ std::string document_at(std::size_t position) {
 }  // namespace
 
 CorpusError::CorpusError(CorpusErrorKind kind, std::string source, const std::string& message)
-    : Error(message), kind_(kind), source_(std::move(source)) {}
+    : Error("corpus", corpus_error_kind_name(kind), message), kind_(kind), source_(std::move(source)) {}
 
 CorpusError CorpusError::invalid_json(std::string source, std::string parser_message) {
   CorpusError error(CorpusErrorKind::InvalidJson, source,

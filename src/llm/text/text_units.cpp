@@ -20,7 +20,7 @@ std::string_view text_unit_error_kind_name(TextUnitErrorKind kind) {
 }
 
 TextUnitError::TextUnitError(TextUnitErrorKind kind, const std::string& message)
-    : Error(message), kind_(kind) {}
+    : Error("text-units", text_unit_error_kind_name(kind), message), kind_(kind) {}
 
 TextUnitError TextUnitError::invalid_utf8(std::size_t byte_offset) {
   TextUnitError error(TextUnitErrorKind::InvalidUtf8,

@@ -30,7 +30,7 @@ std::string_view tokenizer_error_kind_name(TokenizerErrorKind kind) {
 }
 
 TokenizerError::TokenizerError(TokenizerErrorKind kind, const std::string& message)
-    : Error(message), kind_(kind) {}
+    : Error("tokenizer", tokenizer_error_kind_name(kind), message), kind_(kind) {}
 
 TokenizerError TokenizerError::layout_overflow(std::size_t merge_count) {
   TokenizerError error(TokenizerErrorKind::LayoutOverflow,
