@@ -257,9 +257,13 @@ const inspect = () => {
     if (!snippet) return;
     const text = snippet.textContent;
     if (/\\[a-zA-Z]+|\$/.test(text)) problems.push(`raw TeX in the snippet of ${title}: ${text.slice(0, 80)}`);
-    const numbers = (text.match(/\b\d+\b/g) || []).map(Number);
-    for (let i = 0; i + 3 < numbers.length; i += 1) {
-      if (numbers[i + 1] === numbers[i] + 1 && numbers[i + 2] === numbers[i] + 2 && numbers[i + 3] === numbers[i] + 3) {
+    // Line numbers leak into a snippet as a run of consecutive integers with
+    // nothing but white space between them ("12 13 14 15"); prose that names
+    // chapters 9, 10, 11 and 12 has words or punctuation between its numbers.
+    const runs = text.match(/\b\d+(?:\s+\d+){3,}\b/g) || [];
+    for (const run of runs) {
+      const numbers = run.split(/\s+/).map(Number);
+      if (numbers.some((value, i) => i + 3 < numbers.length && numbers[i + 1] === value + 1 && numbers[i + 2] === value + 2 && numbers[i + 3] === value + 3)) {
         problems.push(`line numbers in the snippet of ${title}: ${text.slice(0, 80)}`);
         break;
       }
