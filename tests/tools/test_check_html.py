@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tools import check_html
-from tools.browser_checks import COPY_PROBE, PAGE_PROBE
+from tools.browser_checks import COPY_PROBE, PAGE_PROBE, SEARCH_PROBE
 
 pytestmark = pytest.mark.skipif(
     not (Path("/usr/bin/chromium").exists() and Path("/usr/bin/chromedriver").exists()
@@ -79,3 +79,19 @@ def test_a_copy_with_line_numbers_is_reported(tmp_path: Path, driver) -> None:
     assert result == {"copied": "7 int first_line_is_covered = 1;\n8 int second = 2;", "numbers": ["7", "8"]}
     problems = check_html.check_copy(driver, page, tmp_path, tmp_path)
     assert problems and "line numbers" in problems[0]
+
+
+SEARCH_RESULTS = r"""<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>
+<div id="search-results"><p class="search-summary">Search finished, found 2 pages.</p><ul class="search">
+<li><a href="tensor.html">Tensors</a><p class="context">Shapes and strides (chapter 8), views (chapters 8 and 9),
+broadcasting (chapter 10), matrix products (chapter 11), softmax (chapter 12).</p></li>
+<li><a href="listing.html">A listing</a><p class="context">12 13 14 15 double value = 0.0; return value;</p></li>
+</ul></div></body></html>"""
+
+
+def test_search_snippets_flag_line_numbers_but_not_chapter_numbers(tmp_path: Path, driver) -> None:
+    page = tmp_path / "search.html"
+    page.write_text(SEARCH_RESULTS)
+    check_html.open_page(driver, page.as_uri())
+    problems = driver.execute_async_script(SEARCH_PROBE)
+    assert problems == ["line numbers in the snippet of A listing: 12 13 14 15 double value = 0.0; return value;"]
