@@ -165,6 +165,7 @@ Json rows_json(const Tensor& logits, const Tensor& probabilities, const Tensor& 
                     {"shifted", numbers_json(row_of(composed.shifted, row))},
                     {"exponentials", numbers_json(row_of(composed.exponentials, row))},
                     {"normalizer", composed.normalizers.values()[row]},
+                    {"log_normalizer", std::log(composed.normalizers.values()[row])},
                     {"log_sum_exp", log_normalizers.values()[row]},
                     {"probabilities", numbers_json(row_of(probabilities, row))},
                     {"log_probabilities", numbers_json(row_of(log_probabilities, row))}});
