@@ -151,5 +151,41 @@ TEST(MapValues, ReadsAStridedSourceInRowMajorOrder) {
   EXPECT_EQ(values_of(negated), (std::vector<double>{-1, -4, -2, -5, -3, -6}));
 }
 
+// Chapter 10's worked example: one feature bias [3] added to two token rows [2, 3].
+TEST(BroadcastMap, AddsOneFeatureBiasToEveryTokenRow) {
+  const Tensor tokens({2, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor bias({3}, {10, 20, 30});
+  // The bias read as [2, 3]: its missing leading axis steps with stride 0.
+  EXPECT_EQ(bias.view().broadcast_to({2, 3}).strides(), (Strides{0, 1}));
+  const Tensor biased =
+      broadcast_map(tokens.view(), bias.view(), [](double value, double offset) { return value + offset; });
+  EXPECT_EQ(biased.shape(), (Shape{2, 3}));
+  EXPECT_EQ(values_of(biased), (std::vector<double>{11, 22, 33, 14, 25, 36}));
+  EXPECT_EQ(values_of(add(tokens.view(), bias.view())), values_of(biased));
+
+  const Tensor shifted = add(tokens.view(), Tensor::scalar(0.5).view());
+  EXPECT_EQ(shifted.shape(), (Shape{2, 3}));
+  EXPECT_EQ(values_of(shifted), (std::vector<double>{1.5, 2.5, 3.5, 4.5, 5.5, 6.5}));
+
+  const Tensor squared = map_values(tokens.view(), [](double value) { return value * value; });
+  EXPECT_EQ(squared.shape(), (Shape{2, 3}));
+  EXPECT_EQ(values_of(squared), (std::vector<double>{1, 4, 9, 16, 25, 36}));
+}
+
+TEST(Add, RejectsTwoValuesAgainstThreeFeaturesAtTheLastAxis) {
+  const Tensor tokens({2, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor two_values({2}, {1, 2});
+  const auto error = capture_error<TensorError>([&] { add(tokens.view(), two_values.view()); });
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind(), TensorErrorKind::IncompatibleBroadcast);
+  EXPECT_EQ(error->shape(), (Shape{2, 3}));
+  EXPECT_EQ(error->other_shape(), (Shape{2}));
+  // Counted from the right: the last axis, output axis 1 of the rank-2 result.
+  EXPECT_EQ(error->axis(), 0u);
+  EXPECT_NE(std::string(error->what()).find("extents 3 and 2"), std::string::npos) << error->what();
+  EXPECT_EQ(values_of(tokens), (std::vector<double>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(values_of(two_values), (std::vector<double>{1, 2}));
+}
+
 }  // namespace
 }  // namespace llm

@@ -4,12 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <bit>
+#include <cstdint>
 
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "llm/format.hpp"
+#include "llm/tensor/elementwise.hpp"
+#include "llm/tensor/reduction.hpp"
 #include "support/test_support.hpp"
 
 namespace llm {
@@ -261,6 +265,69 @@ TEST(LogSoftmax, ReadsAStridedViewAsItsOwnRowMajorTensor) {
   const std::array<std::size_t, 2> targets = {2, 1};
   EXPECT_EQ(indexed_mean_nll(transposed, 1, targets),
             indexed_mean_nll(transposed.materialize(), 1, targets));
+}
+
+// Chapter 12's worked rows: [0, 1], [1000, 1001] and [-1001, -1000] shift to one row.
+const Tensor shifted_rows({3, 2}, {0, 1, 1000, 1001, -1001, -1000});
+
+TEST(LogSoftmax, GivesTheChapterRowsOneLogRowAndTheirTargetsTheChapterLoss) {
+  const Tensor value = log_softmax(shifted_rows.view(), 1);
+  EXPECT_EQ(value.shape(), (Shape{3, 2}));
+  const Tensor probabilities = softmax(shifted_rows.view(), 1);
+  for (std::size_t row = 0; row < 3; ++row) {
+    EXPECT_EQ(format_fixed(value.values()[2 * row]), "-1.313261687518");
+    EXPECT_EQ(format_fixed(value.values()[2 * row + 1]), "-0.313261687518");
+    // Shift invariance holds bit for bit: every row has the same shifted logits [-1, 0].
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(probabilities.values()[2 * row]),
+              std::bit_cast<std::uint64_t>(probabilities.values()[0]));
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(probabilities.values()[2 * row + 1]),
+              std::bit_cast<std::uint64_t>(probabilities.values()[1]));
+  }
+  const Tensor sums = sum_axis(probabilities.view(), 1, KeepDim::No);
+  for (double sum : sums.values()) EXPECT_EQ(format_fixed(sum), "1.000000000000");
+  const std::array<std::size_t, 3> targets = {1, 0, 1};
+  EXPECT_EQ(format_fixed(indexed_mean_nll(shifted_rows.view(), 1, targets)), "0.646595020852");
+}
+
+TEST(Softmax, EqualsChapterTenKernelsComposedBitForBit) {
+  // Max kept as [2, 1], shift by broadcasting, exp, sum kept as [2, 1], divide:
+  // the library's softmax performs the same roundings in the same order.
+  const Tensor logits({2, 3}, {2.0, 0.0, -1.0, 1000.0, 1003.0, 998.0});
+  const Tensor maxima = max_axis(logits.view(), 1, KeepDim::Yes);
+  const Tensor shifted = broadcast_map(logits.view(), maxima.view(), [](double x, double m) { return x - m; });
+  const Tensor exponentials = map_values(shifted.view(), [](double s) { return std::exp(s); });
+  const Tensor normalizers = sum_axis(exponentials.view(), 1, KeepDim::Yes);
+  const Tensor composed =
+      broadcast_map(exponentials.view(), normalizers.view(), [](double e, double z) { return e / z; });
+  EXPECT_EQ(testing::bits_of(softmax(logits.view(), 1)), testing::bits_of(composed));
+}
+
+TEST(ProbabilityValidation, RejectsEachOfTheChapterRequestsNamingItsEvidence) {
+  const auto axis = capture_error<TensorError>([] { softmax(shifted_rows.view(), 2); });
+  ASSERT_TRUE(axis);
+  EXPECT_EQ(axis->kind(), TensorErrorKind::InvalidAxis);
+  EXPECT_EQ(axis->axis(), 2u);
+  EXPECT_EQ(axis->shape(), (Shape{3, 2}));
+
+  const auto empty = capture_error<TensorError>([] { softmax(Tensor({2, 0}, {}).view(), 1); });
+  ASSERT_TRUE(empty);
+  EXPECT_EQ(empty->kind(), TensorErrorKind::EmptyAxis);
+  EXPECT_EQ(empty->axis(), 1u);
+
+  const auto infinite = capture_error<TensorError>([] { softmax(Tensor({1, 2}, {0.0, inf_value}).view(), 1); });
+  ASSERT_TRUE(infinite);
+  EXPECT_EQ(infinite->kind(), TensorErrorKind::NonFiniteValue);
+  EXPECT_EQ(infinite->coordinate(), (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(infinite->value(), inf_value);
+
+  const std::array<std::size_t, 3> targets = {1, 2, 1};
+  const auto target = capture_error<TensorError>([&] { indexed_mean_nll(shifted_rows.view(), 1, targets); });
+  ASSERT_TRUE(target);
+  EXPECT_EQ(target->kind(), TensorErrorKind::TargetOutOfRange);
+  EXPECT_EQ(target->index(), 1u);     // the group
+  EXPECT_EQ(target->actual(), 2u);    // the target class
+  EXPECT_EQ(target->expected(), 2u);  // the number of classes
+  EXPECT_EQ(values_of(shifted_rows), (std::vector<double>{0, 1, 1000, 1001, -1001, -1000}));
 }
 
 }  // namespace

@@ -147,5 +147,33 @@ TEST(MaxAxis, RejectsAnEmptyAxisAndAnAxisNotBelowTheRank) {
   EXPECT_EQ(axis->kind(), TensorErrorKind::InvalidAxis);
 }
 
+// Chapter 10's worked reductions of the biased token rows [[11, 22, 33], [14, 25, 36]].
+TEST(Reductions, ReduceTheBiasedTokenRowsAlongNamedAxes) {
+  const Tensor biased({2, 3}, {11, 22, 33, 14, 25, 36});
+  const Tensor over_tokens = sum_axis(biased.view(), 0, KeepDim::No);
+  EXPECT_EQ(over_tokens.shape(), (Shape{3}));
+  EXPECT_EQ(values_of(over_tokens), (std::vector<double>{25, 47, 69}));
+  const Tensor mean_per_token = mean_axis(biased.view(), 1, KeepDim::Yes);
+  EXPECT_EQ(mean_per_token.shape(), (Shape{2, 1}));
+  EXPECT_EQ(values_of(mean_per_token), (std::vector<double>{22, 25}));
+  const Tensor max_per_token = max_axis(biased.view(), 1, KeepDim::No);
+  EXPECT_EQ(max_per_token.shape(), (Shape{2}));
+  EXPECT_EQ(values_of(max_per_token), (std::vector<double>{33, 36}));
+}
+
+TEST(Reductions, MeanAndMaxRejectAnEmptyMiddleAxisThatSumReducesToZeros) {
+  const Tensor empty({2, 0, 3}, {});
+  const Tensor sums = sum_axis(empty.view(), 1, KeepDim::No);
+  EXPECT_EQ(sums.shape(), (Shape{2, 3}));
+  EXPECT_EQ(values_of(sums), (std::vector<double>(6, 0.0)));
+  for (const auto& reduce : {mean_axis, max_axis}) {
+    const auto error = capture_error<TensorError>([&] { reduce(empty.view(), 1, KeepDim::No); });
+    ASSERT_TRUE(error);
+    EXPECT_EQ(error->kind(), TensorErrorKind::EmptyAxis);
+    EXPECT_EQ(error->axis(), 1u);
+    EXPECT_EQ(error->shape(), (Shape{2, 0, 3}));
+  }
+}
+
 }  // namespace
 }  // namespace llm

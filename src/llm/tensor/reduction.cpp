@@ -8,6 +8,7 @@
 
 namespace llm {
 
+// region: reduced-shape
 Shape reduced_shape(const Shape& shape, std::size_t axis, KeepDim keep_dim) {
   if (axis >= shape.size()) throw TensorError::invalid_axis(shape, axis);
   Shape reduced = shape;
@@ -18,8 +19,10 @@ Shape reduced_shape(const Shape& shape, std::size_t axis, KeepDim keep_dim) {
   }
   return reduced;
 }
+// endregion: reduced-shape
 
 // region: axis-reductions
+// region: sum-axis
 Tensor sum_axis(const TensorView& source, std::size_t axis, KeepDim keep_dim) {
   Tensor result = kernel_output(reduced_shape(source.shape(), axis, keep_dim));
   // Walk the source with the summed axis collapsed to extent 1; each visited
@@ -39,18 +42,27 @@ Tensor sum_axis(const TensorView& source, std::size_t axis, KeepDim keep_dim) {
                      });
   return result;
 }
+// endregion: sum-axis
 
+// region: mean-axis
 Tensor mean_axis(const TensorView& source, std::size_t axis, KeepDim keep_dim) {
+  // region: mean-axis-validation
   if (axis >= source.rank()) throw TensorError::invalid_axis(source.shape(), axis);
   if (source.shape()[axis] == 0) throw TensorError::empty_axis(source.shape(), axis);
+  // endregion: mean-axis-validation
   Tensor result = sum_axis(source, axis, keep_dim);
   const double count = static_cast<double>(source.shape()[axis]);
   for (double& value : result.mutable_values()) value /= count;
   return result;
 }
+// endregion: mean-axis
+
+// region: max-axis
 Tensor max_axis(const TensorView& source, std::size_t axis, KeepDim keep_dim) {
+  // region: max-axis-validation
   if (axis >= source.rank()) throw TensorError::invalid_axis(source.shape(), axis);
   if (source.shape()[axis] == 0) throw TensorError::empty_axis(source.shape(), axis);
+  // endregion: max-axis-validation
   Tensor result = kernel_output(reduced_shape(source.shape(), axis, keep_dim));
   Shape kept = source.shape();
   kept[axis] = 1;
@@ -70,6 +82,7 @@ Tensor max_axis(const TensorView& source, std::size_t axis, KeepDim keep_dim) {
                      });
   return result;
 }
+// endregion: max-axis
 // endregion: axis-reductions
 
 }  // namespace llm
