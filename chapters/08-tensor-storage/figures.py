@@ -112,9 +112,11 @@ def storage_figure(trace: Trace) -> str:
     lines.append(f"  bounds [label=<{bounds_label}>];")
     lines.append("  { rank=same; terms; bounds; }")
     # Row 3: the flat buffer, offsets above values.
-    offsets = "".join(f"<TD><I>{offset}</I></TD>" for offset in range(tensor["length"]))
+    offsets = "".join(f'<TD PORT="o{offset}" BGCOLOR="{FILL["selected"]}"><B>{offset}</B></TD>'
+                      if offset == lookup["offset"] else f"<TD><I>{offset}</I></TD>"
+                      for offset in range(tensor["length"]))
     values = "".join(
-        f'<TD PORT="o{offset}"' + (f' BORDER="3" BGCOLOR="{FILL["selected"]}"><B>{MARK} ' if offset == lookup["offset"]
+        f'<TD' + (f' BORDER="3" BGCOLOR="{FILL["selected"]}"><B>{MARK} ' if offset == lookup["offset"]
                                    else ' BGCOLOR="white">')
         + html_text(shortest(value)) + ("</B></TD>" if offset == lookup["offset"] else "</TD>")
         for offset, value in enumerate(tensor["values"]))
@@ -122,7 +124,7 @@ def storage_figure(trace: Trace) -> str:
                     f'<TR><TD><B>offset</B></TD>{offsets}</TR><TR><TD><B>value</B></TD>{values}</TR></TABLE>')
     lines.append(f"  buffer [label=<{buffer_label}>];")
     lines.append(f'  slice{selected[0]} -> terms [label="  coordinate"];')
-    lines.append(f'  terms -> buffer:o{lookup["offset"]} [label="  offset {lookup["offset"]}"];')
+    lines.append(f'  terms -> buffer:o{lookup["offset"]}:n [label="  offset {lookup["offset"]}"];')
     lines.append("  slice0 -> bounds [style=invis];")
     lines.append("}")
     caption = (f"Coordinate {list_text(selected)} of the {list_text(tensor['shape'])} tensor becomes offset "
@@ -130,8 +132,8 @@ def storage_figure(trace: Trace) -> str:
                f"{list_text(bounds['coordinate'])} stops at axis {bounds['axis']}")
     terms = ", ".join(str(t["contribution"]) for t in lookup["terms"])
     alt = (f"Top: the two slices of the {list_text(tensor['shape'])} tensor as two tables of two rows and three "
-           f"columns, with the element at {list_text(selected)} marked by a diamond and a thick border. Middle left: "
-           f"its stride terms {terms} add up to offset {lookup['offset']}. Middle right: coordinate "
+           f"columns, with the element at {list_text(selected)} marked by a diamond and a thick border. Middle: "
+           f"its stride terms {terms} add up to offset {lookup['offset']}; beside them, coordinate "
            f"{list_text(bounds['coordinate'])} passes axis 0 and fails axis {bounds['axis']}, index "
            f"{bounds['index']} not below extent {bounds['size']}, so it is rejected. Bottom: the flat buffer of "
            f"{tensor['length']} values with offset {lookup['offset']}, value {shortest(lookup['value'])}, marked.")
