@@ -202,7 +202,8 @@ def errors_table(trace: Trace) -> str:
     """Every request the demo made that the library refused."""
     rows = []
     for error in trace["errors"]:
-        printed = f"`{error['printed']}`" if error["printed"] else "(trace only)"
-        rows.append([f"`{error['request']}`", f"`{error['kind']}`", f"`{error['message']}`", printed])
+        # Messages are plain text, so that a long one wraps inside its cell.
+        printed = error["printed"] if error["printed"] else "(trace only)"
+        rows.append([f"`{error['request']}`", f"`{error['kind']}`", error["message"], printed])
     return table(["request", "kind", "the library's message", "the demo's line"], rows,
                  "Requests the tensor library refused, as the demo ran them", "errors")
