@@ -143,6 +143,12 @@ TEST(TensorStorage, TheConstructorCountsTheShapeBeforeComparingTheValues) {
   EXPECT_EQ(overflow->kind(), TensorErrorKind::ShapeOverflow);
   EXPECT_EQ(overflow->shape(), (Shape{largest, 2}));
 
+  // [2^32, 2^32] would wrap around to a count of 0 and accept no values.
+  const std::size_t half = std::size_t{1} << 32;
+  const auto wrapped = capture_error<TensorError>([&] { Tensor({half, half}, {}); });
+  ASSERT_TRUE(wrapped);
+  EXPECT_EQ(wrapped->kind(), TensorErrorKind::ShapeOverflow);
+
   const auto count = capture_error<TensorError>([] { Tensor({2, 2}, {1.0, 2.0, 3.0}); });
   ASSERT_TRUE(count);
   EXPECT_EQ(count->kind(), TensorErrorKind::ValueCountMismatch);
