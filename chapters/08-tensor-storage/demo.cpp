@@ -57,7 +57,7 @@ std::string printed_reason(const TensorError& error) {
 /// What the demo computes; printed once, traced once.
 struct Run {
   std::vector<ch08::NamedTensor> model_shapes;
-  Tensor worked;  // as constructed
+  Tensor worked;   // as constructed
   Tensor written;  // after the in-place write
   std::size_t selected_offset = 0;
   double selected_value = 0.0;
@@ -98,22 +98,23 @@ Run compute() {
     (void)llm::offset_from_coordinate(worked.shape(), ch08::kInvalidCoordinate);
   });
   constexpr std::size_t kLargest = std::numeric_limits<std::size_t>::max();
-  TensorError overflow_error =
-      refused("shape [SIZE_MAX, 2]", [] { Tensor({kLargest, 2}, {}); });
+  TensorError overflow_error = refused("shape [SIZE_MAX, 2]", [] { Tensor({kLargest, 2}, {}); });
 
-  return {std::move(model_shapes),
-          std::move(worked),
-          std::move(written),
-          selected_offset,
-          selected_value,
-          written_offset,
-          std::move(scalar),
-          scalar_offset,
-          scalar_value,
-          std::move(empty),
-          std::move(rank_error),
-          std::move(bounds_error),
-          std::move(overflow_error)};
+  return {
+      .model_shapes = std::move(model_shapes),
+      .worked = std::move(worked),
+      .written = std::move(written),
+      .selected_offset = selected_offset,
+      .selected_value = selected_value,
+      .written_offset = written_offset,
+      .scalar = std::move(scalar),
+      .scalar_offset = scalar_offset,
+      .scalar_value = scalar_value,
+      .empty = std::move(empty),
+      .rank_error = std::move(rank_error),
+      .bounds_error = std::move(bounds_error),
+      .overflow_error = std::move(overflow_error),
+  };
 }
 // endregion: learner-output
 
@@ -160,7 +161,8 @@ std::vector<std::vector<std::size_t>> all_coordinates(const Shape& shape) {
 /// sum_k coordinate[k] * steps[k]: the offset a layout with these steps gives.
 std::size_t weighted_sum(const std::vector<std::size_t>& coordinate, const llm::Strides& steps) {
   std::size_t sum = 0;
-  for (std::size_t axis = 0; axis < coordinate.size(); ++axis) sum += coordinate[axis] * steps[axis];
+  for (std::size_t axis = 0; axis < coordinate.size(); ++axis)
+    sum += coordinate[axis] * steps[axis];
   return sum;
 }
 
@@ -233,7 +235,9 @@ Json bounds_json(const Tensor& tensor, const TensorError& error) {
   const std::vector<std::size_t>& coordinate = error.coordinate();
   Json axes = Json::array();
   for (std::size_t axis = 0; axis < coordinate.size(); ++axis) {
-    const char* status = axis < error.axis() ? "passes" : axis == error.axis() ? "fails" : "not checked";
+    const char* status = axis < error.axis()    ? "passes"
+                         : axis == error.axis() ? "fails"
+                                                : "not checked";
     axes.push_back({{"axis", axis},
                     {"index", coordinate[axis]},
                     {"extent", tensor.shape()[axis]},
@@ -288,37 +292,39 @@ Json trace_json(const Run& run) {
   errors.push_back(error_json("Tensor({SIZE_MAX, 2}, {})", run.overflow_error, true));
   errors.push_back(error_json("Tensor({2, 2}, {1, 2, 3})",
                               refused("three values for [2, 2]",
-                                      [] { Tensor({2, 2}, {1.0, 2.0, 3.0}); }),
+                                      [] {
+                                        Tensor({2, 2}, {1.0, 2.0, 3.0});
+                                      }),
                               false));
   const std::vector<std::size_t> scalar_coordinate = {0};
-  errors.push_back(error_json("scalar.at([0])",
-                              refused("scalar.at([0])",
-                                      [&] { (void)run.scalar.at(scalar_coordinate); }),
-                              false));
+  errors.push_back(error_json(
+      "scalar.at([0])", refused("scalar.at([0])", [&] { (void)run.scalar.at(scalar_coordinate); }),
+      false));
   const std::vector<std::size_t> empty_coordinate = {0, 0, 0};
-  errors.push_back(error_json("empty.at([0, 0, 0])",
-                              refused("empty.at([0, 0, 0])",
-                                      [&] { (void)run.empty.at(empty_coordinate); }),
-                              false));
-  return {{"tensor", {{"shape", worked.shape()},
-                      {"strides", worked.strides()},
-                      {"rank", worked.rank()},
-                      {"length", worked.size()},
-                      {"values", std::vector<double>(worked.values().begin(), worked.values().end())},
-                      {"slices", slices}}},
-          {"lookup", lookup_json(worked, ch08::kSelectedCoordinate)},
-          {"write", {{"lookup", lookup_json(worked, ch08::kWrittenCoordinate)},
-                     {"offset", run.written_offset},
-                     {"values", std::vector<double>(run.written.values().begin(),
-                                                    run.written.values().end())}}},
-          {"offset_map", offset_map_json(worked)},
-          {"bounds", bounds_json(worked, run.bounds_error)},
-          {"scalar", tensor_summary(run.scalar)},
-          {"empty", tensor_summary(run.empty)},
-          {"model_shapes", model_shapes},
-          {"exercise_strides", {{"shape", Shape{3, 4, 5}},
-                                {"strides", llm::row_major_strides({3, 4, 5})}}},
-          {"errors", errors}};
+  errors.push_back(error_json(
+      "empty.at([0, 0, 0])",
+      refused("empty.at([0, 0, 0])", [&] { (void)run.empty.at(empty_coordinate); }), false));
+  return {
+      {"tensor",
+       {{"shape", worked.shape()},
+        {"strides", worked.strides()},
+        {"rank", worked.rank()},
+        {"length", worked.size()},
+        {"values", std::vector<double>(worked.values().begin(), worked.values().end())},
+        {"slices", slices}}},
+      {"lookup", lookup_json(worked, ch08::kSelectedCoordinate)},
+      {"write",
+       {{"lookup", lookup_json(worked, ch08::kWrittenCoordinate)},
+        {"offset", run.written_offset},
+        {"values", std::vector<double>(run.written.values().begin(), run.written.values().end())}}},
+      {"offset_map", offset_map_json(worked)},
+      {"bounds", bounds_json(worked, run.bounds_error)},
+      {"scalar", tensor_summary(run.scalar)},
+      {"empty", tensor_summary(run.empty)},
+      {"model_shapes", model_shapes},
+      {"exercise_strides",
+       {{"shape", Shape{3, 4, 5}}, {"strides", llm::row_major_strides({3, 4, 5})}}},
+      {"errors", errors}};
 }
 
 }  // namespace

@@ -22,7 +22,9 @@ using testing::values_of;
 
 const std::vector<double> kWorkedValues = {10, 11, 12, 20, 21, 22, 30, 31, 32, 40, 41, 42};
 
-Tensor worked_tensor() { return Tensor({2, 2, 3}, kWorkedValues); }
+Tensor worked_tensor() {
+  return Tensor({2, 2, 3}, kWorkedValues);
+}
 
 TEST(TensorStorage, ModelShapedStandInsHaveSuffixProductStrides) {
   struct Case {
@@ -31,8 +33,8 @@ TEST(TensorStorage, ModelShapedStandInsHaveSuffixProductStrides) {
     std::size_t elements;
   };
   const std::vector<Case> cases = {
-      {{5, 3}, {3, 1}, 15},  {{4, 6}, {6, 1}, 24},       {{5, 4}, {4, 1}, 20},
-      {{2, 3}, {3, 1}, 6},   {{2, 2, 3}, {6, 3, 1}, 12}, {{3, 4, 5}, {20, 5, 1}, 60},
+      {{5, 3}, {3, 1}, 15}, {{4, 6}, {6, 1}, 24},       {{5, 4}, {4, 1}, 20},
+      {{2, 3}, {3, 1}, 6},  {{2, 2, 3}, {6, 3, 1}, 12}, {{3, 4, 5}, {20, 5, 1}, 60},
   };
   for (const Case& c : cases) {
     const Tensor tensor = Tensor::zeros(c.shape);
@@ -159,7 +161,8 @@ TEST(TensorStorage, TheConstructorCountsTheShapeBeforeComparingTheValues) {
 
 TEST(TensorStorage, ValuesAreStoredAsGivenWhateverTheyAre) {
   const double infinity = std::numeric_limits<double>::infinity();
-  const Tensor tensor({2, 2}, {-0.0, infinity, -infinity, std::numeric_limits<double>::quiet_NaN()});
+  const Tensor tensor({2, 2},
+                      {-0.0, infinity, -infinity, std::numeric_limits<double>::quiet_NaN()});
   const std::span<const double> values = tensor.values();
   EXPECT_TRUE(std::signbit(values[0]));
   EXPECT_EQ(values[1], infinity);
