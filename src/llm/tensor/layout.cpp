@@ -64,21 +64,27 @@ Strides row_major_strides(const Shape& shape) {
 }
 // endregion: row-major-strides
 
+// region: row-major-offset
 std::size_t offset_from_coordinate(const Shape& shape, std::span<const std::size_t> coordinate) {
+  // region: coordinate-rank-check
   if (coordinate.size() != shape.size()) {
     throw TensorError::rank_mismatch(shape, {coordinate.begin(), coordinate.end()});
   }
+  // endregion: coordinate-rank-check
   std::size_t offset = 0;
   for (std::size_t axis = 0; axis < shape.size(); ++axis) {
+    // region: coordinate-bounds-check
     if (coordinate[axis] >= shape[axis]) {
       throw TensorError::coordinate_out_of_bounds(shape, {coordinate.begin(), coordinate.end()},
                                                   axis);
     }
+    // endregion: coordinate-bounds-check
     // Horner's rule: offset = ((c0 * s1 + c1) * s2 + c2)...; stays below the count.
     offset = offset * shape[axis] + coordinate[axis];
   }
   return offset;
 }
+// endregion: row-major-offset
 
 std::vector<std::size_t> coordinate_from_offset(const Shape& shape, std::size_t offset) {
   const std::size_t count = element_count(shape);

@@ -28,6 +28,7 @@
 
 namespace llm {
 
+// region: row-major-functions
 /// Number of elements of `shape`: the product of its extents (1 for rank
 /// zero, 0 when an extent is 0).
 /// @throws TensorError ShapeOverflow if the product of the nonzero extents
@@ -43,6 +44,7 @@ Strides row_major_strides(const Shape& shape);
 /// @throws TensorError RankMismatch if the ranks differ.
 /// @throws TensorError CoordinateOutOfBounds if a component is not below its extent.
 std::size_t offset_from_coordinate(const Shape& shape, std::span<const std::size_t> coordinate);
+// endregion: row-major-functions
 
 /// Coordinate of flat row-major `offset` inside `shape`.
 /// @throws TensorError OffsetOutOfBounds if `offset >= element_count(shape)`.

@@ -36,6 +36,7 @@ Tensor::Tensor() : values_(1, 0.0) {}
 
 Tensor::~Tensor() { value_pool::give(std::move(values_)); }
 
+// region: tensor-construction
 Tensor::Tensor(Shape shape, std::vector<double> values)
     : shape_(std::move(shape)), values_(std::move(values)) {
   const std::size_t expected = element_count(shape_);
@@ -43,6 +44,7 @@ Tensor::Tensor(Shape shape, std::vector<double> values)
     throw TensorError::value_count_mismatch(shape_, expected, values_.size());
   }
 }
+// endregion: tensor-construction
 
 Tensor Tensor::zeros(Shape shape) {
   const std::size_t count = element_count(shape);
@@ -58,6 +60,7 @@ Tensor Tensor::filled(Shape shape, double value) {
 
 Tensor Tensor::scalar(double value) { return Tensor({}, {value}); }
 
+// region: tensor-element-access
 double Tensor::at(std::span<const std::size_t> coordinate) const {
   return values_[offset_from_coordinate(shape_, coordinate)];
 }
@@ -65,6 +68,7 @@ double Tensor::at(std::span<const std::size_t> coordinate) const {
 void Tensor::set(std::span<const std::size_t> coordinate, double value) {
   values_[offset_from_coordinate(shape_, coordinate)] = value;
 }
+// endregion: tensor-element-access
 
 TensorView Tensor::view() const noexcept {
   // The row-major layout of a valid shape over exactly its values: nothing to check.
