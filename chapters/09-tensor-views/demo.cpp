@@ -143,10 +143,10 @@ Json error_json(const std::string& request, const TensorError& error) {
           {"strides", error.strides()}};
 }
 
-/// Splitting [B, T, C] = [1, 2, 4] into two heads of width 2 and back: the
-/// layouts attention needs, and where merging the heads must copy.
+/// Splitting [B, T, C] = [1, 3, 4] into H = 2 heads of width D = 2 and back:
+/// the layouts attention needs, and where merging the heads must copy.
 Json heads_json() {
-  const Tensor x({1, 2, 4}, {0, 1, 2, 3, 10, 11, 12, 13});  // x[0, t, c] = 10 t + c
+  const Tensor x({1, 3, 4}, {0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23});  // x[0, t, c] = 10 t + c
   Json steps = Json::array();
   auto record = [&](const std::string& step, const TensorView& view, bool shares) {
     steps.push_back({{"step", step},
@@ -156,22 +156,22 @@ Json heads_json() {
                      {"shares_x", shares},
                      {"values", ch09::logical_values(view)}});
   };
-  const TensorView split = x.view().reshape({1, 2, 2, 2});
-  record("x.reshape([1, 2, 2, 2])  [B, T, H, D]", split, split.shares_storage_with(x.view()));
+  const TensorView split = x.view().reshape({1, 3, 2, 2});
+  record("x.reshape([1, 3, 2, 2])  [B, T, H, D]", split, split.shares_storage_with(x.view()));
   const TensorView heads = split.permute({0, 2, 1, 3});
   record("permute([0, 2, 1, 3])  [B, H, T, D]", heads, heads.shares_storage_with(x.view()));
   const TensorView back = heads.permute({0, 2, 1, 3});
-  const TensorView merged = back.reshape({1, 2, 4});
-  record("permute back, reshape([1, 2, 4])", merged, merged.shares_storage_with(x.view()));
+  const TensorView merged = back.reshape({1, 3, 4});
+  record("permute back, reshape([1, 3, 4])", merged, merged.shares_storage_with(x.view()));
   const Tensor output = heads.materialize();  // a fresh [B, H, T, D] result, as attention makes
   const TensorView output_back = output.view().permute({0, 2, 1, 3});
   record("fresh [B, H, T, D], permute([0, 2, 1, 3])", output_back,
          output_back.shares_storage_with(x.view()));
   const TensorError refused = refusal("merge the fresh heads by reshape",
-                                      [&] { output_back.reshape({1, 2, 4}); });
+                                      [&] { output_back.reshape({1, 3, 4}); });
   const Tensor merged_copy = output_back.materialize();
-  const TensorView merged_copy_view = merged_copy.view().reshape({1, 2, 4});
-  record("materialize(), reshape([1, 2, 4])", merged_copy_view,
+  const TensorView merged_copy_view = merged_copy.view().reshape({1, 3, 4});
+  record("materialize(), reshape([1, 3, 4])", merged_copy_view,
          merged_copy_view.shares_storage_with(x.view()));
   return {{"input", demo::tensor_json(x)},
           {"steps", steps},
