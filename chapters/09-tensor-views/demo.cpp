@@ -202,7 +202,7 @@ Json trace_json(const Tensor& matrix) {
         {"values", std::vector<double>(copied.values().begin(), copied.values().end())},
         {"shares_owner_storage", !owns_separate_storage(copied, view)}}},
       {"views",
-       {view_json("base", "identity", view, view), view_json("reshape", "reshape([3, 2])",
+       {view_json("base", "view()", view, view), view_json("reshape", "reshape({3, 2})",
                                                              view.reshape({3, 2}), view),
         view_json("transpose", "transpose(0, 1)", transposed, view),
         view_json("slice", "slice(1, 1, 3)", slice, view)}},

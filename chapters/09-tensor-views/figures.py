@@ -67,11 +67,11 @@ def _grid(shape: Sequence[int], values: Sequence[float], offsets: Sequence[int],
     return "".join(rows)
 
 
-def _card(title: str, facts: str, shape: Sequence[int], values: Sequence[float], offsets: Sequence[int],
+def _card(title: str, facts: Sequence[str], shape: Sequence[int], values: Sequence[float], offsets: Sequence[int],
           fill: str) -> str:
     columns = max(shape[-1] if shape else 1, 1)
     header = (f'<TR><TD COLSPAN="{columns}" BORDER="0"><B>{html_text(title)}</B><BR/>'
-              f'<FONT POINT-SIZE="9">{html_text(facts)}</FONT></TD></TR>')
+              f'<FONT POINT-SIZE="9">{"<BR/>".join(html_text(line) for line in facts)}</FONT></TD></TR>')
     return (f'<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="4">{header}'
             f"{_grid(shape, values, offsets, fill)}</TABLE>>")
 
@@ -95,13 +95,13 @@ def views_figure(trace: Trace) -> str:
     for view in trace["views"]:
         name = f'view_{view["id"]}'
         names.append(name)
-        facts = (f'shape {shape_text(view["shape"])}  strides {shape_text(view["strides"])}  base {view["base"]}'
-                 f'  contiguous: {yes_no(view["contiguous"])}')
+        facts = [f'shape {shape_text(view["shape"])}, strides {shape_text(view["strides"])}',
+                 f'base {view["base"]}, contiguous: {yes_no(view["contiguous"])}']
         lines.append(f'  {name} [label={_card(view["operation"], facts, view["shape"], view["values"], view["offsets"], SHARED)}];')
         lines.append(f'  storage -> {name} [label="{"shared" if view["shares_owner_storage"] else "copied"}"];')
     lines.append(f'  {{ rank=same; {"; ".join(names)}; }}')
     copy = trace["materialized"]
-    facts = f'shape {shape_text(copy["shape"])}  strides {shape_text(copy["strides"])}  base 0  own storage'
+    facts = [f'shape {shape_text(copy["shape"])}, strides {shape_text(copy["strides"])}', "base 0, its own storage"]
     lines.append(f'  copy [label={_card("slice.materialize()", facts, copy["shape"], copy["values"], list(range(len(copy["values"]))), COPIED)}];')
     lines.append('  view_slice -> copy [style=dashed, label="copies 4 values"];'.replace("4", str(len(copy["values"]))))
     lines.append("}")
