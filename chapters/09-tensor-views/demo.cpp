@@ -65,6 +65,7 @@ void print_evidence(const Tensor& matrix) {
   const Tensor scalar = Tensor::scalar(7.0);
   const Tensor empty = Tensor::zeros({2, 0, 3});
 
+  // region: learner-print-lines
   std::cout << "copying transpose: allocated=" << flag(owns_separate_storage(copied, view))
             << " shape=" << llm::shape_text(copied.shape())
             << " strides=" << llm::shape_text(copied.strides())
@@ -103,6 +104,7 @@ void print_evidence(const Tensor& matrix) {
             << " values=" << empty.view().size()
             << " contiguous=" << flag(empty.view().is_contiguous()) << '\n';
   std::cout << "chapter 10 handoff: explicit axes for broadcasting and reductions\n";
+  // endregion: learner-print-lines
 }
 // endregion: learner-view-output
 

@@ -128,7 +128,8 @@ std::size_t TensorView::offset_of(std::span<const std::size_t> coordinate) const
 
 // region: view-transforms
 // A transformed layout reaches a subset of the offsets the original reached,
-// so the views below skip the bounds check by construction.
+// so the O(rank) bounds check the constructor repeats here cannot fail for a
+// correct transform; it only catches a transform that computed a wrong layout.
 TensorView TensorView::transpose(std::size_t axis_a, std::size_t axis_b) const {
   return TensorView(storage_, layout_.transpose(axis_a, axis_b));
 }
