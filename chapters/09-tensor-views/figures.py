@@ -167,9 +167,9 @@ def copy_table(trace: Trace) -> str:
 
 def errors_table(trace: Trace) -> str:
     """The three refused requests, with the library's message and the reference sentence."""
-    rows = [[f"`{error['request']}`", f"`{error['kind']}`", html_text(error["message"]),
+    rows = [[f"`{error['request']}` refused with `{error['kind']}`", html_text(error["message"]),
              html_text(error["reference_wording"])] for error in trace["errors"]]
-    return table(["request", "kind", "the library's message (`what()`)", "printed by the demo"], rows,
+    return table(["request and error kind", "the library's message (`what()`)", "printed by the demo"], rows,
                  "Requests a view refuses, as the demo ran them; the owner and the view are unchanged after each",
                  "errors")
 
@@ -179,8 +179,8 @@ def heads_table(trace: Trace) -> str:
     rows = []
     for step in trace["heads"]["steps"]:
         rows.append([f"`{step['step']}`", shape_text(step["shape"], NBSP), shape_text(step["strides"], NBSP),
-                     yes_no(step["contiguous"]), yes_no(step["shares_x"]), values_text(step["values"])])
+                     yes_no(step["contiguous"]), yes_no(step["shares_x"])])
     shape = shape_text(trace["heads"]["input"]["shape"])
-    return table(["step", "shape", "strides", "contiguous", "shares $x$'s storage", "values in row-major order"], rows,
+    return table(["step", "shape", "strides", "contiguous", "shares $x$'s storage"], rows,
                  f"Two heads of $x$ with shape {shape}: split and merged by views, then merged from a fresh "
                  "result, which needs a copy", "heads")
