@@ -214,5 +214,111 @@ TEST(MutableTensorView, RejectsASourceOfAnotherShapeWritingNothing) {
   EXPECT_EQ(values_of(cache), (std::vector<double>(4, 0.0)));
 }
 
+// --- Chapter 09's printed values and refusals, request by request ---------------
+
+TEST(ChapterNineViews, ReshapeKeepsStorageOrderWhileTransposeReordersIt) {
+  const TensorView reshaped = matrix.view().reshape({3, 2});
+  EXPECT_EQ(reshaped.offset(), 0u);
+  EXPECT_TRUE(reshaped.is_contiguous());
+  EXPECT_EQ(offsets_of(reshaped), (std::vector<std::size_t>{0, 1, 2, 3, 4, 5}));
+  const TensorView transposed = matrix.view().transpose(0, 1);
+  // Same shape, different element at the same coordinate.
+  ASSERT_EQ(reshaped.shape(), transposed.shape());
+  const std::vector<std::size_t> at = {2, 0};
+  EXPECT_EQ(reshaped.at(at), 21.0);
+  EXPECT_EQ(transposed.at(at), 12.0);
+  // Transposed [2, 1] and the owner's [1, 2] are one stored value.
+  const std::vector<std::size_t> transposed_at = {2, 1};
+  const std::vector<std::size_t> owner_at = {1, 2};
+  EXPECT_EQ(transposed.offset_of(transposed_at), 5u);
+  EXPECT_EQ(matrix.view().offset_of(owner_at), 5u);
+}
+
+TEST(ChapterNineViews, TheThreePrintedRefusalsCarryTheirEvidence) {
+  const TensorView view = matrix.view();
+  const auto count = capture_error<TensorError>([&] { view.reshape({4, 2}); });
+  ASSERT_TRUE(count);
+  EXPECT_EQ(count->kind_name(), "reshape-count-mismatch");
+  EXPECT_EQ(element_count(count->shape()), 6u);
+  EXPECT_EQ(element_count(count->other_shape()), 8u);
+
+  const TensorView transposed = view.transpose(0, 1);
+  const auto strided = capture_error<TensorError>([&] { transposed.reshape({2, 3}); });
+  ASSERT_TRUE(strided);
+  EXPECT_EQ(strided->kind(), TensorErrorKind::NonContiguousReshape);
+  EXPECT_EQ(strided->other_shape(), (Shape{2, 3}));
+  EXPECT_EQ(strided->strides(), (Strides{1, 3}));
+
+  const auto slice = capture_error<TensorError>([&] { view.slice(1, 1, 4); });
+  ASSERT_TRUE(slice);
+  EXPECT_EQ(slice->kind_name(), "invalid-slice");
+  EXPECT_EQ(slice->index(), 1u);  // the start
+  EXPECT_EQ(slice->actual(), 4u);  // the end
+  // The owner's values are as they were after all three refusals.
+  EXPECT_EQ(values_of(matrix), (std::vector<double>{10, 11, 12, 20, 21, 22}));
+}
+
+TEST(ChapterNineViews, AWholeRowSliceStaysContiguous) {
+  const TensorView row = matrix.view().slice(0, 1, 2);
+  EXPECT_EQ(row.shape(), (Shape{1, 3}));
+  EXPECT_EQ(row.strides(), (Strides{3, 1}));
+  EXPECT_EQ(row.offset(), 3u);
+  EXPECT_TRUE(row.is_contiguous());
+  EXPECT_EQ(offsets_of(row.reshape({3})), (std::vector<std::size_t>{3, 4, 5}));
+}
+
+TEST(ChapterNineViews, AViewFollowsWritesToItsOwnerAndACopyDoesNot) {
+  Tensor owner({2, 3}, {10, 11, 12, 20, 21, 22});
+  const TensorView transposed = owner.view().transpose(0, 1);
+  const Tensor copy = transposed.materialize();
+  owner.set(std::vector<std::size_t>{1, 2}, 99.0);
+  const std::vector<std::size_t> at = {2, 1};
+  EXPECT_EQ(transposed.at(at), 99.0);
+  EXPECT_EQ(copy.at(at), 22.0);
+}
+
+TEST(ChapterNineViews, ACoordinateOutsideTheShapeIsRefusedEvenIfItsOffsetFits) {
+  const TensorView transposed = matrix.view().transpose(0, 1);
+  // [3, 0] would read offset 3, inside the storage, but axis 0 has extent 3.
+  const auto error =
+      capture_error<TensorError>([&] { transposed.at(std::vector<std::size_t>{3, 0}); });
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind(), TensorErrorKind::CoordinateOutOfBounds);
+  EXPECT_EQ(error->axis(), 0u);
+}
+
+TEST(ChapterNineViews, ATransposeWithUnswappedStridesLeavesTheStorage) {
+  // The layout a transpose that forgot its strides would make: [3, 2] with [3, 1].
+  const auto error = capture_error<TensorError>(
+      [] { TensorView(matrix.values(), Layout({3, 2}, {3, 1}, 0)); });
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind(), TensorErrorKind::ViewOutOfBounds);
+  EXPECT_EQ(error->index(), 7u);
+  EXPECT_EQ(error->expected(), 6u);
+}
+
+TEST(ChapterNineViews, HeadsSplitAndMergeByViewsButAFreshResultNeedsACopy) {
+  // x[0, t, c] = 10 t + c with B = 1, T = 3, C = 4; H = 2 heads of width D = 2.
+  const Tensor x({1, 3, 4}, {0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23});
+  const TensorView heads = x.view().reshape({1, 3, 2, 2}).permute({0, 2, 1, 3});
+  EXPECT_EQ(heads.shape(), (Shape{1, 2, 3, 2}));
+  EXPECT_EQ(heads.strides(), (Strides{12, 2, 4, 1}));
+  EXPECT_FALSE(heads.is_contiguous());
+  EXPECT_EQ(values_of(heads.materialize()),
+            (std::vector<double>{0, 1, 10, 11, 20, 21, 2, 3, 12, 13, 22, 23}));
+  // Permuting the view back restores x's layout, so merging is free.
+  const TensorView merged = heads.permute({0, 2, 1, 3}).reshape({1, 3, 4});
+  EXPECT_TRUE(merged.shares_storage_with(x.view()));
+  EXPECT_EQ(merged.layout(), x.view().layout());
+  // A fresh [B, H, T, D] result permuted to [B, T, H, D] is strided.
+  const Tensor fresh = heads.materialize();
+  const TensorView back = fresh.view().permute({0, 2, 1, 3});
+  EXPECT_EQ(back.strides(), (Strides{12, 2, 6, 1}));
+  const auto refused = capture_error<TensorError>([&] { back.reshape({1, 3, 4}); });
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->kind(), TensorErrorKind::NonContiguousReshape);
+  EXPECT_EQ(values_of(back.materialize().view().reshape({1, 3, 4}).materialize()), values_of(x));
+}
+
 }  // namespace
 }  // namespace llm

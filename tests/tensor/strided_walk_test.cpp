@@ -29,6 +29,11 @@ TEST(ForEachRun, WalksATransposeRowByRowWithoutMerging) {
   EXPECT_EQ(runs_of({3, 2}, {1, 3}, 0), (std::vector<WalkRun>{{0, 3, 2}, {1, 3, 2}, {2, 3, 2}}));
 }
 
+TEST(ForEachRun, WalksAColumnSliceAsOneRunPerRow) {
+  // Chapter 09's slice: [2, 2] with strides [3, 1] from base 1 skips offset 3.
+  EXPECT_EQ(runs_of({2, 2}, {3, 1}, 1), (std::vector<WalkRun>{{1, 1, 2}, {4, 1, 2}}));
+}
+
 TEST(ForEachRun, DropsExtentOneAxesAndStopsOnAnEmptyShape) {
   EXPECT_EQ(runs_of({2, 1, 3}, {3, 100, 1}, 0), (std::vector<WalkRun>{{0, 1, 6}}));
   EXPECT_EQ(runs_of({2, 0, 3}, {0, 3, 1}, 0), (std::vector<WalkRun>{}));

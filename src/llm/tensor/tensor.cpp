@@ -83,6 +83,7 @@ MutableTensorView Tensor::mutable_view() noexcept {
 
 namespace {
 
+// region: view-bounds-check
 // Throws ViewOutOfBounds unless every offset `layout` reaches is below `storage_size`.
 void require_inside(const Layout& layout, std::size_t storage_size) {
   if (layout.size() == 0) return;
@@ -92,6 +93,7 @@ void require_inside(const Layout& layout, std::size_t storage_size) {
                                           storage_size);
   }
 }
+// endregion: view-bounds-check
 
 // The row-major layout of `shape` over exactly `storage_size` values.
 Layout counted_layout(Shape shape, std::size_t storage_size) {
@@ -128,8 +130,10 @@ std::size_t TensorView::offset_of(std::span<const std::size_t> coordinate) const
   return layout_.offset_of(coordinate);
 }
 
+// region: view-transforms
 // A transformed layout reaches a subset of the offsets the original reached,
-// so the views below skip the bounds check by construction.
+// so the O(rank) bounds check the constructor repeats here cannot fail for a
+// correct transform; it only catches a transform that computed a wrong layout.
 TensorView TensorView::transpose(std::size_t axis_a, std::size_t axis_b) const {
   return TensorView(storage_, layout_.transpose(axis_a, axis_b));
 }
@@ -148,6 +152,7 @@ TensorView TensorView::reshape(const Shape& shape) const {
 TensorView TensorView::broadcast_to(const Shape& shape) const {
   return TensorView(storage_, layout_.broadcast_to(shape));
 }
+// endregion: view-transforms
 
 // region: materialize
 Tensor TensorView::materialize() const {

@@ -130,6 +130,7 @@ class TensorView {
   ///         `storage.size()` (an empty layout reaches no offset and always fits).
   TensorView(std::span<const double> storage, Layout layout);
 
+  // region: tensor-view-accessors
   /// Shape, strides and base offset together.
   const Layout& layout() const noexcept { return layout_; }
   /// The extents, outermost axis first.
@@ -137,7 +138,6 @@ class TensorView {
   /// One stride per axis, in elements of the storage.
   const Strides& strides() const noexcept { return layout_.strides(); }
   /// Storage offset of the first element (chapter 09 calls it the base).
-  /// Storage offset of the first element.
   std::size_t offset() const noexcept { return layout_.offset(); }
   /// Number of axes.
   std::size_t rank() const noexcept { return layout_.rank(); }
@@ -151,6 +151,7 @@ class TensorView {
   bool shares_storage_with(const TensorView& other) const noexcept {
     return storage_.data() == other.storage_.data();
   }
+  // endregion: tensor-view-accessors
 
   /// The elements in row-major order as one span, for kernels that need a
   /// flat block. Only a contiguous view has one.
