@@ -28,7 +28,7 @@ std::string values_text(const Tensor& tensor) { return format_list(tensor.values
 std::string cell_text(const std::vector<ch11::CellTerm>& terms) {
   std::string text;
   for (const ch11::CellTerm& term : terms) {
-    text += (term.k == 0 ? "" : " + ") + format_shortest(term.left) + "*" +
+    text += (text.empty() ? "" : " + ") + format_shortest(term.left) + "*" +
             format_shortest(term.right);
   }
   return text + " = " + format_shortest(terms.empty() ? 0.0 : terms.back().partial_sum);
