@@ -60,15 +60,15 @@ def cell_table(trace: Trace) -> str:
     for term, through_view in zip(cell["terms"], transposed, strict=True):
         rows.append([
             f"{term['k']}",
-            f"$A_{{{row}{term['k']}}} = {plain(term['left'])}$ at {term['left_offset']}",
-            f"$W_{{{term['k']}{column}}} = {plain(term['right'])}$ at {term['right_offset']}",
+            f"$A_{{{row},{term['k']}}} = {plain(term['left'])}$ at {term['left_offset']}",
+            f"$W_{{{term['k']},{column}}} = {plain(term['right'])}$ at {term['right_offset']}",
             f"{through_view['right_offset']}",
             plain(term["product"]),
             plain(term["partial_sum"]),
         ])
     header = ["$k$", "left factor, offset in $A$", "right factor, offset in $W$",
               "offset in stored $W^{\\top}$", "product", "running sum"]
-    return table(header, rows, f"The loop for $C_{{{row}{column}}}$: three products added in increasing $k$, "
+    return table(header, rows, f"The loop for $C_{{{row},{column}}}$: three products added in increasing $k$, "
                  "each factor read at its storage offset", "cell")
 
 
