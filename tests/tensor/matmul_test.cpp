@@ -146,6 +146,16 @@ TEST(MatMulChapter11, ChecksTheInnerExtentsBeforeTheBatchAxes) {
   EXPECT_EQ(error->kind(), TensorErrorKind::MatMulInnerMismatch);
 }
 
+TEST(MatMulChapter11, RefusesAResultShapeWhoseCountOverflows) {
+  // Both operands are empty, but the result [2^32, 1, 2^32] cannot be counted in 64 bits.
+  const std::size_t huge = std::size_t{1} << 32;
+  const Tensor left({huge, 1, 0}, {});
+  const Tensor right({1, 0, huge}, {});
+  const auto error = capture_error<TensorError>([&] { matmul(left.view(), right.view()); });
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind(), TensorErrorKind::ShapeOverflow);
+}
+
 TEST(MatMulChapter11, LeavesItsOperandsAsTheyWereWhenItRefuses) {
   const Tensor wrong_inner = Tensor::zeros({4, 2});
   EXPECT_THROW(matmul(kTokenRows.view(), wrong_inner.view()), TensorError);
