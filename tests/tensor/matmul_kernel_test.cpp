@@ -168,6 +168,25 @@ TEST(Matmul, KeepsTheSignOfAnEmptyOrNegativeZeroSumAsTheTextbookDoes) {
             std::vector<double>(6, 0.0));
 }
 
+TEST(MatmulKernel, NeverFusesAMultiplyIntoTheRunningSum) {
+  // s = -1, then s + a*b with a*b = 1 - 2^-60: rounding the product first
+  // gives 1 and the sum 0; a fused multiply-add would give -2^-60. The
+  // build's -ffp-contract=off is what keeps this +0.0 (AVX-512F has FMA itself).
+  const std::vector<double> a = {-1.0, 1.0 + 0x1p-30};
+  const std::vector<double> b = {1.0, 1.0 - 0x1p-30};
+  for (const Microkernel& kernel : available_microkernels()) {
+    double out = 1.0;
+    matmul_detail::multiply_matrices_with(kernel, 1, 2, 1, MatrixOperand{a.data(), 2, 1},
+                                          MatrixOperand{b.data(), 1, 1}, &out, 1);
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(out), std::bit_cast<std::uint64_t>(0.0)) << kernel.name;
+  }
+  const Tensor left({1, 2}, {a[0], a[1]});
+  const Tensor right({2, 1}, {b[0], b[1]});
+  EXPECT_EQ(bits_of(matmul_textbook(left.view(), right.view())), bits_of(Tensor({1, 1}, {0.0})));
+  EXPECT_EQ(bits_of(matmul(left.view(), right.view())), bits_of(Tensor({1, 1}, {0.0})));
+  EXPECT_NE(std::fma(a[1], b[1], a[0] * b[0]), 0.0);  // the fused value really differs
+}
+
 TEST(MatmulKernel, ListsThePortableKernelLast) {
   const auto kernels = available_microkernels();
   ASSERT_FALSE(kernels.empty());

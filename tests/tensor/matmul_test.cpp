@@ -91,5 +91,77 @@ TEST(MatMul, RejectsBatchAxesThatDoNotBroadcastNamingTheFullShapes) {
   EXPECT_EQ(error->axis(), 2u);  // counted from the right of the [batch, M, N] result
 }
 
+// The worked examples of chapter 11: A [2, 3] times W [3, 2].
+const Tensor kTokenRows({2, 3}, {1, 2, 3, 4, 5, 6});
+const Tensor kWeights({3, 2}, {1, 2, 0, 1, 2, 0});
+
+TEST(MatMulChapter11, MultipliesTheWorkedRowsByTheWorkedWeights) {
+  const Tensor product = matmul(kTokenRows.view(), kWeights.view());
+  EXPECT_EQ(product.shape(), (Shape{2, 2}));
+  // C[1, 0] = 4*1 + 5*0 + 6*2 = 16; a swapped index or a row of W read as a
+  // column would change at least one of the four.
+  EXPECT_EQ(values_of(product), (std::vector<double>{7, 4, 16, 13}));
+  EXPECT_EQ(testing::bits_of(product), testing::bits_of(matmul_textbook(kTokenRows, kWeights)));
+}
+
+TEST(MatMulChapter11, ReadsWeightsStoredTransposedThroughAView) {
+  const Tensor stored({2, 3}, {1, 0, 2, 2, 1, 0});  // W^T, row-major
+  const TensorView weights = stored.view().matrix_transpose();
+  EXPECT_EQ(weights.shape(), (Shape{3, 2}));
+  EXPECT_EQ(weights.strides(), (Strides{1, 3}));
+  EXPECT_TRUE(weights.shares_storage_with(stored.view()));  // no copy was made
+  const Tensor product = matmul(kTokenRows.view(), weights);
+  EXPECT_EQ(product.shape(), (Shape{2, 2}));
+  EXPECT_EQ(values_of(product), (std::vector<double>{7, 4, 16, 13}));
+}
+
+TEST(MatMulChapter11, SharesOneWeightBatchAcrossTwoInputBatches) {
+  const Tensor left({2, 2, 3}, {1, 2, 3, 4, 5, 6, 0, 1, 2, 2, 1, 0});
+  const Tensor right({1, 3, 2}, {1, 2, 0, 1, 2, 0});
+  const Tensor product = matmul(left.view(), right.view());
+  EXPECT_EQ(product.shape(), (Shape{2, 2, 2}));
+  EXPECT_EQ(values_of(product), (std::vector<double>{7, 4, 16, 13, 4, 1, 2, 5}));
+}
+
+TEST(MatMulChapter11, GivesPositiveZerosForAnEmptyInnerAxis) {
+  const Tensor product = matmul(Tensor({2, 0}, {}).view(), Tensor({0, 2}, {}).view());
+  EXPECT_EQ(product.shape(), (Shape{2, 2}));
+  EXPECT_EQ(testing::bits_of(product), testing::bits_of(Tensor({2, 2}, {0.0, 0.0, 0.0, 0.0})));
+}
+
+TEST(MatMulChapter11, ChecksTheRankBeforeTheInnerExtents) {
+  // A rank-one left operand whose length also differs from W's K: the rank is reported.
+  const Tensor vector({4}, {1, 2, 3, 4});
+  const auto error = capture_error<TensorError>([&] { matmul(vector.view(), kWeights.view()); });
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind(), TensorErrorKind::MatMulRank);
+}
+
+TEST(MatMulChapter11, ChecksTheInnerExtentsBeforeTheBatchAxes) {
+  // Batch extents 2 and 3 do not broadcast, and K is 3 against 4: the inner extents are reported.
+  const Tensor left = Tensor::zeros({2, 2, 3});
+  const Tensor right = Tensor::zeros({3, 4, 2});
+  const auto error = capture_error<TensorError>([&] { matmul(left.view(), right.view()); });
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind(), TensorErrorKind::MatMulInnerMismatch);
+}
+
+TEST(MatMulChapter11, RefusesAResultShapeWhoseCountOverflows) {
+  // Both operands are empty, but the result [2^32, 1, 2^32] cannot be counted in 64 bits.
+  const std::size_t huge = std::size_t{1} << 32;
+  const Tensor left({huge, 1, 0}, {});
+  const Tensor right({1, 0, huge}, {});
+  const auto error = capture_error<TensorError>([&] { matmul(left.view(), right.view()); });
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind(), TensorErrorKind::ShapeOverflow);
+}
+
+TEST(MatMulChapter11, LeavesItsOperandsAsTheyWereWhenItRefuses) {
+  const Tensor wrong_inner = Tensor::zeros({4, 2});
+  EXPECT_THROW(matmul(kTokenRows.view(), wrong_inner.view()), TensorError);
+  EXPECT_EQ(values_of(kTokenRows), (std::vector<double>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(values_of(wrong_inner), std::vector<double>(8, 0.0));
+}
+
 }  // namespace
 }  // namespace llm

@@ -24,6 +24,7 @@ struct MatmulPlan {
   Shape output;             // batch + [M, N]
 };
 
+// region: matmul-plan
 // Ranks, inner extents, then the batch broadcast. A failing batch broadcast
 // names the full operand shapes, with the axis counted from the right of the
 // full result ([..., M, N]).
@@ -55,6 +56,7 @@ MatmulPlan plan_matmul(const TensorView& left, const TensorView& right) {
   element_count(plan.output);
   return plan;
 }
+// endregion: matmul-plan
 
 // The matrix of `view` whose first element is at storage offset `offset`.
 MatrixOperand matrix_at(const TensorView& view, std::size_t offset) {
@@ -62,6 +64,7 @@ MatrixOperand matrix_at(const TensorView& view, std::size_t offset) {
   return {view.storage().data() + offset, strides[strides.size() - 2], strides.back()};
 }
 
+// region: matmul-batches
 // Whether every batch of left is the next M rows after the previous one and
 // right is the same matrix for every batch: then the batch axes fold into M
 // and one [batches * M, K] x [K, N] product replaces the loop over batches.
@@ -98,6 +101,7 @@ Tensor batched_product(const TensorView& left, const TensorView& right, Multiply
                      });
   return result;
 }
+// endregion: matmul-batches
 
 // region: textbook-matmul
 void textbook_product(std::size_t rows, std::size_t depth, std::size_t columns, MatrixOperand a,
