@@ -71,6 +71,38 @@ std::vector<StepScanRecord> cubic_step_scan() {
 }
 // endregion: step-size-scan
 
+// region: exp-tanh-check
+double exp_tanh(double point) {
+  return std::exp(std::tanh(point));
+}
+
+double exp_tanh_derivative(double point) {
+  const double inner = std::tanh(point);
+  return std::exp(inner) * (1.0 - inner * inner);
+}
+
+double exp_tanh_missing_inner_factor(double point) {
+  return std::exp(std::tanh(point));
+}
+
+// The correct chain rule at both steps, then the slip at the small step.
+// exp(tanh x) has a non-zero third derivative, so h = 0.1 leaves a
+// truncation error the quadratic never shows.
+std::vector<SmoothCheck> exp_tanh_checks() {
+  std::vector<SmoothCheck> checks;
+  for (double step : smooth_steps) {
+    checks.push_back({"chain rule", llm::scalar_gradient_check(smooth_point,
+                                                               exp_tanh_derivative(smooth_point),
+                                                               step, smooth_tolerance, exp_tanh)});
+  }
+  checks.push_back({"missing inner factor",
+                    llm::scalar_gradient_check(smooth_point,
+                                               exp_tanh_missing_inner_factor(smooth_point),
+                                               smooth_steps[1], smooth_tolerance, exp_tanh)});
+  return checks;
+}
+// endregion: exp-tanh-check
+
 llm::Tensor logits() {
   return llm::Tensor({2, 3}, {0.0, 1.0, -1.0, 2.0, 0.0, -2.0});
 }
