@@ -118,6 +118,7 @@ int run(int argc, char** argv) {
   const ch13::TinyNllGradientExample nll = ch13::tiny_nll_gradient_example();
   const std::vector<ch13::RejectedRequest> rejected = ch13::rejected_requests();
   const std::vector<ch13::SmoothCheck> smooth = ch13::exp_tanh_checks();
+  const ch13::UnequalParabolaExample parabola = ch13::unequal_parabola_check();
   // endregion: learner-gradient-check-evidence
 
   // The refusal the output names; the others are in the trace.
@@ -285,6 +286,12 @@ int run(int argc, char** argv) {
                                  {"difference", difference_json(check.check.difference)},
                                  {"comparison", comparison_json(check.check.comparison)}});
   }
+  trace["unequal_parabola"] = {
+      {"function", "(x - 2^53)^2"},
+      {"difference", difference_json(parabola.check.difference)},
+      {"comparison", comparison_json(parabola.check.comparison)},
+      {"swapped_weights_estimate", parabola.swapped_weights_estimate},
+      {"requested_two_step_estimate", parabola.requested_two_step_estimate}};
   trace["exp_tanh"] = {{"function", "exp(tanh x)"},
                        {"point", ch13::smooth_point},
                        {"tolerance", ch13::smooth_tolerance},

@@ -71,6 +71,24 @@ std::vector<StepScanRecord> cubic_step_scan() {
 }
 // endregion: step-size-scan
 
+// region: unequal-parabola-check
+double shifted_parabola(double point) {
+  const double offset = point - parabola_point;  // exact: both are integers near 2^53
+  return offset * offset;
+}
+
+// The parabola through the three probes is the function itself, so the
+// weighted estimate is exactly 0; weights swapped, or the requested 2h,
+// would not be.
+UnequalParabolaExample unequal_parabola_check() {
+  const llm::ScalarGradientCheck check = llm::scalar_gradient_check(
+      parabola_point, 0.0, parabola_step, parabola_tolerance, shifted_parabola);
+  const llm::CentralDifference& d = check.difference;
+  return {check, d.right_weight * d.left_slope + d.left_weight * d.right_slope,
+          (d.plus_value - d.minus_value) / (2.0 * parabola_step)};
+}
+// endregion: unequal-parabola-check
+
 // region: exp-tanh-check
 double exp_tanh(double point) {
   return std::exp(std::tanh(point));
@@ -115,10 +133,12 @@ llm::Tensor logits() {
 // inputs and targets, IEEE double arithmetic and std::exp, Tensor storage and
 // the row-major index convention.
 llm::Tensor hand_derived_nll_gradient(const llm::Tensor& logits) {
+  // region: local-nll-shape-check
   if (logits.shape() != llm::Shape{2, 3}) {
     throw std::invalid_argument("the local chapter 13 analytic path requires shape [2, 3], got " +
                                 llm::shape_text(logits.shape()));
   }
+  // endregion: local-nll-shape-check
   const std::size_t columns = logits.shape()[1];
   const std::span<const double> values = logits.values();
   std::vector<double> gradient(values.size());
@@ -126,10 +146,12 @@ llm::Tensor hand_derived_nll_gradient(const llm::Tensor& logits) {
     const std::size_t start = row * columns;
     double maximum = -std::numeric_limits<double>::infinity();
     for (std::size_t column = 0; column < columns; ++column) {
+      // region: local-nll-finite-check
       if (!std::isfinite(values[start + column])) {
         throw std::invalid_argument("local analytic path: logit at [" + std::to_string(row) + ", " +
                                     std::to_string(column) + "] is not finite");
       }
+      // endregion: local-nll-finite-check
       maximum = std::fmax(maximum, values[start + column]);
     }
     double normalizer = 0.0;

@@ -100,6 +100,24 @@ struct TinyNllGradientExample {
 };
 TinyNllGradientExample tiny_nll_gradient_example();
 
+/// (x - 2^53)^2 at x = 2^53 with requested step 1.2: doubles are 1 apart
+/// just below 2^53 and 2 apart just above it, so the actual spacings are 1
+/// and 2 and the one-sided slopes -1 and 2 differ. Unlike the identity, this
+/// example tells the correct weights (2/3, 1/3) from swapped ones.
+inline constexpr double parabola_point = 9007199254740992.0;
+inline constexpr double parabola_step = 1.2;
+inline constexpr double parabola_tolerance = 1.0e-12;
+
+double shifted_parabola(double point);
+
+/// The check of candidate 0, and the estimates two classic slips would give.
+struct UnequalParabolaExample {
+  llm::ScalarGradientCheck check;
+  double swapped_weights_estimate = 0.0;    ///< w+ d- + w- d+
+  double requested_two_step_estimate = 0.0;  ///< (f(x+) - f(x-)) / (2 h)
+};
+UnequalParabolaExample unequal_parabola_check();
+
 /// exp(tanh x) at x = 0.5: a function with no finite Taylor series, so the
 /// central difference has truncation error at every step (the quadratic's is
 /// zero at any step), and a chain-rule candidate that can be wrong in a way
