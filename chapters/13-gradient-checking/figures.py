@@ -8,6 +8,11 @@
 * :func:`coordinate_table` -- the four sampled NLL coordinates and the
   bit-exact restoration verdict (``trace.nll``).
 * :func:`rejections_table` -- the refused requests (``trace.rejected``).
+* :func:`weights_table` -- the identity and the parabola at 2^53 under the
+  weighted, swapped-weight and requested-2h estimates
+  (``trace.rounded_identity``, ``trace.unequal_parabola``).
+* :func:`smooth_checks_table` -- the quadratic beside three checks of
+  exp(tanh x) (``trace.quadratic``, ``trace.exp_tanh``).
 
 Text helpers for chapter.md (``spacing``, ``tex_step``, ``flag`` ...)
 format trace values the way the demo prints them. Every number shown comes

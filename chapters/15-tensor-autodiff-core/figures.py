@@ -51,7 +51,7 @@ STEP_CALLS = {
     "one backward": "backward_with_seed(S, Retain)",
     "repeated backward": "backward_with_seed(S, Retain)",
     "zero_grad": "zero_grad()",
-    "release backward": "backward_with_seed(S, Release)",
+    "after zero and release": "backward_with_seed(S, Release)",
 }
 
 
