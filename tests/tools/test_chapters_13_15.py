@@ -44,3 +44,24 @@ def test_chapter_13_analytic_path_calls_no_course_probability_code() -> None:
     allowed = {"Tensor", "shape_text"}
     assert called <= allowed, f"the analytic path calls course code: {sorted(called - allowed)}"
     assert "material_course_path_shared = false" in (CHAPTER_13 / "fixtures.hpp").read_text(encoding="utf-8")
+
+
+def test_chapter_15_gives_the_detached_product_no_edge_to_the_constant() -> None:
+    # detach(p)*c has two untracked operands: it is recorded untracked and
+    # keeps no edges (tests/autograd/tensor_value_test.cpp checks the tape).
+    text = words(CHAPTER_15 / "chapter.md")
+    assert "the edge exists, but without a rule" not in text
+    assert "keeps no edges at all: there is no edge to `c`" in text
+
+
+def test_chapter_15_says_the_jacobian_transpose_is_not_the_transpose_operation() -> None:
+    text = words(CHAPTER_15 / "chapter.md")
+    assert "two different things are called a transpose here" in text
+
+
+def test_chapter_15_demo_prints_the_reference_labels_of_its_rejected_requests() -> None:
+    # The printed labels are the reference edition's; a rename would break
+    # the byte-for-byte output only at run time, this fails at once.
+    errors = (CHAPTER_15 / "errors.cpp").read_text(encoding="utf-8")
+    labels = re.findall(r'rejected\("([a-z-]+)"', errors)
+    assert labels == ["seed-shape", "non-finite-seed", "graph-released", "non-finite-accumulated-gradient"]
