@@ -2,7 +2,9 @@
 // prints every worked result, and with --trace writes the run data of the
 // chapter's probe-spacing figure, step-scan plot and coordinate table.
 #include <cmath>
+#include <algorithm>
 #include <exception>
+#include <stdexcept>
 #include <iostream>
 #include <string>
 
@@ -115,7 +117,15 @@ int run(int argc, char** argv) {
   const std::vector<ch13::StepScanRecord> scan = ch13::cubic_step_scan();
   const ch13::TinyNllGradientExample nll = ch13::tiny_nll_gradient_example();
   const std::vector<ch13::RejectedRequest> rejected = ch13::rejected_requests();
+  const std::vector<ch13::SmoothCheck> smooth = ch13::exp_tanh_checks();
+  const ch13::UnequalParabolaExample parabola = ch13::unequal_parabola_check();
   // endregion: learner-gradient-check-evidence
+
+  // The refusal the output names; the others are in the trace.
+  const auto collapsed_at = std::ranges::find(rejected, std::string("collapsed step"),
+                                              &ch13::RejectedRequest::label);
+  if (collapsed_at == rejected.end()) throw std::logic_error("no collapsed-step rejection");
+  const ch13::RejectedRequest& collapsed = *collapsed_at;
 
   // region: learner-gradient-check-output
   const llm::CentralDifference& quadratic_difference = correct.difference;
@@ -131,9 +141,6 @@ int run(int argc, char** argv) {
             << " left_weight=" << spacing(quadratic_difference.left_weight)
             << " right_weight=" << spacing(quadratic_difference.right_weight)
             << " numerical=" << value(quadratic_difference.derivative) << '\n';
-  std::cout << "quadratic probes: minus_point=" << spacing(quadratic_difference.minus_point)
-            << " plus_point=" << spacing(quadratic_difference.plus_point)
-            << " stencil=" << llm::stencil_name(quadratic_difference.stencil) << '\n';
   for (const auto& [label, check] :
        {std::pair{"correct candidate", &correct}, std::pair{"wrong candidate", &wrong}}) {
     const llm::GradientComparison& comparison = check->comparison;
@@ -148,81 +155,57 @@ int run(int argc, char** argv) {
             << " requested_h=" << spacing(identity_difference.requested_step)
             << " actual_h_minus=" << spacing(identity_difference.minus_spacing)
             << " actual_h_plus=" << spacing(identity_difference.plus_spacing)
-            << " stencil=" << llm::stencil_name(identity_difference.stencil)
-            << " left_slope=" << value(identity_difference.left_slope)
-            << " right_slope=" << value(identity_difference.right_slope)
             << " left_weight=" << spacing(identity_difference.left_weight)
             << " right_weight=" << spacing(identity_difference.right_weight)
             << " numerical=" << value(identity_difference.derivative)
-            << " scaled_error=" << error(rounded.check.comparison.scaled_error)
-            << " tolerance=" << error(rounded.check.comparison.tolerance)
             << " pass=" << flag(rounded.check.comparison.passed) << '\n';
-  std::cout << "rounded identity over requested 2h: numerical="
-            << value(rounded.requested_two_step_estimate)
-            << " scaled_error=" << error(rounded.requested_two_step_comparison.scaled_error)
-            << " pass=" << flag(rounded.requested_two_step_comparison.passed) << '\n';
 
   const llm::CentralDifference& kink_difference = kink.check.difference;
-  std::cout << "absolute kink: theta=" << value(kink_difference.point)
+  std::cout << "known abs kink: theta=" << value(kink_difference.point)
             << " requested_h=" << spacing(kink_difference.requested_step)
-            << " left_slope=" << value(kink_difference.left_slope)
-            << " right_slope=" << value(kink_difference.right_slope)
-            << " numerical=" << value(kink_difference.derivative)
-            << " analytic=" << value(kink.check.comparison.analytic)
-            << " scaled_error=" << error(kink.check.comparison.scaled_error)
-            << " tolerance=" << error(kink.check.comparison.tolerance)
-            << " pass=" << flag(kink.check.comparison.passed) << '\n';
-  std::cout << "absolute kink slopes: scaled_gap=" << error(kink.slopes.scaled_gap)
-            << " tolerance=" << error(kink.slopes.tolerance)
+            << " centered_numerical=" << value(kink_difference.derivative)
+            << " left_slope=" << value(kink.slopes.left)
+            << " right_slope=" << value(kink.slopes.right)
+            << " one_sided_scaled_gap=" << error(kink.slopes.scaled_gap)
             << " consistent=" << flag(kink.slopes.consistent) << '\n';
 
-  std::cout << "cubic scan: theta=" << value(ch13::cubic_point)
-            << " analytic=" << value(ch13::cubic_analytic)
-            << " tolerance=" << error(ch13::step_tolerance) << '\n';
-  for (const ch13::StepScanRecord& record : scan) {
-    const llm::CentralDifference& difference = record.check.difference;
-    std::cout << "step scan: requested_h=" << spacing(difference.requested_step)
+  std::cout << "cubic step scan: theta=" << value(ch13::cubic_point)
+            << " analytic=" << value(ch13::cubic_analytic) << '\n';
+  for (std::size_t i = 0; i < scan.size(); ++i) {
+    const llm::CentralDifference& difference = scan[i].check.difference;
+    std::cout << "  requested_h=" << error(ch13::step_scan[i])
               << " actual_h_minus=" << spacing(difference.minus_spacing)
               << " actual_h_plus=" << spacing(difference.plus_spacing)
-              << " left_slope=" << value(difference.left_slope)
-              << " right_slope=" << value(difference.right_slope)
-              << " numerical=" << value(difference.derivative)
-              << " scaled_error=" << error(record.check.comparison.scaled_error)
-              << " pass=" << flag(record.check.comparison.passed) << " phase=" << record.phase
-              << '\n';
+              << " phase=" << scan[i].phase << " numerical=" << value(difference.derivative)
+              << " scaled_error=" << error(scan[i].check.comparison.scaled_error)
+              << " pass=" << flag(scan[i].check.comparison.passed) << '\n';
   }
 
+  std::cout << "oracle paths: analytic=" << ch13::analytic_path
+            << " objective=" << ch13::objective_path << " shared=" << ch13::shared_primitives
+            << " material_course_path_shared=" << flag(ch13::material_course_path_shared) << '\n';
   std::cout << "nll logits: shape=" << llm::shape_text(nll.logits.shape())
             << " values=" << llm::format_list(nll.logits.values())
             << " targets=" << llm::format_list(std::span<const std::size_t>(ch13::targets))
             << " loss=" << value(nll.loss) << '\n';
-  std::cout << "nll paths: analytic=" << ch13::analytic_path
-            << " objective=" << ch13::objective_path << " shared=" << ch13::shared_primitives
-            << '\n';
-  std::cout << "nll check: requested_h=" << spacing(ch13::tensor_step)
-            << " tolerance=" << error(ch13::tensor_tolerance)
-            << " max_samples=" << ch13::tensor_samples << " pass=" << flag(nll.check.passed)
-            << '\n';
   std::vector<std::vector<std::size_t>> coordinates;
   for (const llm::CoordinateGradientCheck& check : nll.check.checks) {
     coordinates.push_back(check.coordinate);
   }
   std::cout << "sampled coordinates: " << llm::format_list(coordinates) << '\n';
   for (const llm::CoordinateGradientCheck& check : nll.check.checks) {
-    std::cout << "coordinate: flat=" << check.flat_index
-              << " coordinate=" << llm::format_list(std::span<const std::size_t>(check.coordinate))
+    std::cout << "  coordinate=" << llm::format_list(std::span<const std::size_t>(check.coordinate))
+              << " requested_h=" << spacing(check.difference.requested_step)
+              << " actual_h_minus=" << spacing(check.difference.minus_spacing)
+              << " actual_h_plus=" << spacing(check.difference.plus_spacing)
               << " analytic=" << value(check.comparison.analytic)
               << " numerical=" << value(check.comparison.numerical)
               << " scaled_error=" << error(check.comparison.scaled_error)
               << " pass=" << flag(check.comparison.passed) << '\n';
   }
   std::cout << "tensor restored exactly: " << flag(nll.restored_exactly) << '\n';
-
-  for (const ch13::RejectedRequest& request : rejected) {
-    std::cout << "rejected " << request.label
-              << ": kind=" << llm::grad_check_error_kind_name(request.error.kind())
-              << " message=" << request.error.what() << '\n';
-  }
+  std::cout << "collapsed-step error: " << collapsed.error.what() << '\n';
+  std::cout << "chapter 14 handoff: check reverse-mode derivatives against this oracle\n";
   // endregion: learner-gradient-check-output
 
   Json trace;
@@ -297,6 +280,23 @@ int run(int argc, char** argv) {
                               {"values", rejection_values(request.error)}});
   }
   trace["rejected"] = rejections;
+  Json smooth_checks = Json::array();
+  for (const ch13::SmoothCheck& check : smooth) {
+    smooth_checks.push_back(Json{{"candidate", check.candidate},
+                                 {"difference", difference_json(check.check.difference)},
+                                 {"comparison", comparison_json(check.check.comparison)}});
+  }
+  trace["unequal_parabola"] = {
+      {"function", "(x - 2^53)^2"},
+      {"difference", difference_json(parabola.check.difference)},
+      {"comparison", comparison_json(parabola.check.comparison)},
+      {"swapped_weights_estimate", parabola.swapped_weights_estimate},
+      {"requested_two_step_estimate", parabola.requested_two_step_estimate}};
+  trace["exp_tanh"] = {{"function", "exp(tanh x)"},
+                       {"point", ch13::smooth_point},
+                       {"tolerance", ch13::smooth_tolerance},
+                       {"quadratic_at_large_step", comparison_json(correct.comparison)},
+                       {"checks", smooth_checks}};
   demo::write_trace(trace_path, trace);
   return 0;
 }

@@ -8,6 +8,11 @@
 * :func:`coordinate_table` -- the four sampled NLL coordinates and the
   bit-exact restoration verdict (``trace.nll``).
 * :func:`rejections_table` -- the refused requests (``trace.rejected``).
+* :func:`weights_table` -- the identity and the parabola at 2^53 under the
+  weighted, swapped-weight and requested-2h estimates
+  (``trace.rounded_identity``, ``trace.unequal_parabola``).
+* :func:`smooth_checks_table` -- the quadratic beside three checks of
+  exp(tanh x) (``trace.quadratic``, ``trace.exp_tanh``).
 
 Text helpers for chapter.md (``spacing``, ``tex_step``, ``flag`` ...)
 format trace values the way the demo prints them. Every number shown comes
@@ -365,3 +370,79 @@ def rejections_table(rejected: Sequence[Trace]) -> str:
     rows = [[request["label"], f"`{request['kind']}`", request["message"]] for request in rejected]
     return table(["Request", "Error kind", "Message (`what()`)"], rows,
                  "Requests the checker refuses before any derivative is accepted", "rejected-requests")
+
+
+# -- figure 5: the quadratic against exp(tanh x) ----------------------------
+
+
+def smooth_checks_table(quadratic: Trace, smooth: Trace) -> str:
+    """Figure 5: the quadratic's check beside three checks of exp(tanh x).
+
+    The quadratic's central difference is exact at any step (its third
+    derivative is zero); exp(tanh x) shows the same step 0.1 failing a correct
+    chain rule, a small step passing it, and a dropped inner factor failing.
+    """
+    header = ["Function", "Candidate $a$", "Requested $h$", "Numerical $n$", "Scaled error $e$", "Pass"]
+    good = quadratic["candidates"][0]["comparison"]
+    rows = [[
+        "$\\theta^2$ at " + shortest(quadratic["difference"]["point"]),
+        f"$2\\theta$ = {fixed(good['analytic'])}",
+        f"${tex_step(quadratic['difference']['requested_step'])}$",
+        fixed(good["numerical"]),
+        sci(good["scaled_error"]),
+        "✓" if good["passed"] else "✗ FAIL",
+    ]]
+    formulas = {
+        "chain rule": "$e^{\\tanh x}(1 - \\tanh^2 x)$",
+        "missing inner factor": "$e^{\\tanh x}$ (inner factor dropped)",
+    }
+    for check in smooth["checks"]:
+        comparison = check["comparison"]
+        rows.append([
+            "$e^{\\tanh x}$ at " + shortest(smooth["point"]),
+            f"{formulas[check['candidate']]} = {fixed(comparison['analytic'])}",
+            f"${tex_step(check['difference']['requested_step'])}$",
+            fixed(comparison["numerical"]),
+            sci(comparison["scaled_error"]),
+            "✓" if comparison["passed"] else "✗ FAIL",
+        ])
+    caption = (
+        f"The quadratic beside the non-polynomial $e^{{\\tanh x}}$, every check at tolerance "
+        f"{sci(smooth['tolerance'])}: the step that is exact for $\\theta^2$ fails a correct "
+        "derivative of $e^{\\tanh x}$"
+    )
+    return table(header, rows, caption, "smooth-checks")
+
+
+# -- figure 6: what the weights change --------------------------------------
+
+
+def weights_table(identity: Trace, parabola: Trace) -> str:
+    """Figure 6: the identity and the parabola at 2^53 under the right and two wrong estimates.
+
+    The swapped-weights and requested-2h columns are computed here from the
+    trace's slopes, weights and values in the same double arithmetic as the
+    demo (the parabola's were also computed by the demo; both must agree).
+    """
+    rows = []
+    for label, example in (("$x$ at 1", identity), ("$(x - 2^{53})^2$ at $2^{53}$", parabola)):
+        d = example["difference"]
+        swapped = d["right_weight"] * d["left_slope"] + d["left_weight"] * d["right_slope"]
+        requested = (d["plus_value"] - d["minus_value"]) / (2.0 * d["requested_step"])
+        if "swapped_weights_estimate" in example and swapped != example["swapped_weights_estimate"]:
+            raise ValueError("the swapped-weights estimate differs from the demo's")
+        exact = example["comparison"]["analytic"]
+        rows.append([
+            label,
+            f"{shortest(d['minus_spacing'])}, {shortest(d['plus_spacing'])}",
+            f"{fixed(d['left_slope'])}, {fixed(d['right_slope'])}",
+            fixed(exact),
+            fixed(d["derivative"]),
+            fixed(swapped) + (" ✓" if swapped == exact else " ✗"),
+            fixed(requested) + (" ✓" if requested == exact else " ✗"),
+        ])
+    header = ["Function", "Spacings $h_-, h_+$", "Slopes $d_-, d_+$", "Exact $f'$",
+              "Weighted $n$", "Weights swapped", "Over requested $2h$"]
+    return table(header, rows,
+                 "Two unequal stencils: equal slopes hide swapped weights, unequal slopes expose them",
+                 "weights-catch")

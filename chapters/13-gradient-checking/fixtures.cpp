@@ -71,6 +71,56 @@ std::vector<StepScanRecord> cubic_step_scan() {
 }
 // endregion: step-size-scan
 
+// region: unequal-parabola-check
+double shifted_parabola(double point) {
+  const double offset = point - parabola_point;  // exact: both are integers near 2^53
+  return offset * offset;
+}
+
+// The parabola through the three probes is the function itself, so the
+// weighted estimate is exactly 0; weights swapped, or the requested 2h,
+// would not be.
+UnequalParabolaExample unequal_parabola_check() {
+  const llm::ScalarGradientCheck check = llm::scalar_gradient_check(
+      parabola_point, 0.0, parabola_step, parabola_tolerance, shifted_parabola);
+  const llm::CentralDifference& d = check.difference;
+  return {check, d.right_weight * d.left_slope + d.left_weight * d.right_slope,
+          (d.plus_value - d.minus_value) / (2.0 * parabola_step)};
+}
+// endregion: unequal-parabola-check
+
+// region: exp-tanh-check
+double exp_tanh(double point) {
+  return std::exp(std::tanh(point));
+}
+
+double exp_tanh_derivative(double point) {
+  const double inner = std::tanh(point);
+  return std::exp(inner) * (1.0 - inner * inner);
+}
+
+double exp_tanh_missing_inner_factor(double point) {
+  return std::exp(std::tanh(point));
+}
+
+// The correct chain rule at both steps, then the slip at the small step.
+// exp(tanh x) has a non-zero third derivative, so h = 0.1 leaves a
+// truncation error the quadratic never shows.
+std::vector<SmoothCheck> exp_tanh_checks() {
+  std::vector<SmoothCheck> checks;
+  for (double step : smooth_steps) {
+    checks.push_back({"chain rule", llm::scalar_gradient_check(smooth_point,
+                                                               exp_tanh_derivative(smooth_point),
+                                                               step, smooth_tolerance, exp_tanh)});
+  }
+  checks.push_back({"missing inner factor",
+                    llm::scalar_gradient_check(smooth_point,
+                                               exp_tanh_missing_inner_factor(smooth_point),
+                                               smooth_steps[1], smooth_tolerance, exp_tanh)});
+  return checks;
+}
+// endregion: exp-tanh-check
+
 llm::Tensor logits() {
   return llm::Tensor({2, 3}, {0.0, 1.0, -1.0, 2.0, 0.0, -2.0});
 }
@@ -83,10 +133,12 @@ llm::Tensor logits() {
 // inputs and targets, IEEE double arithmetic and std::exp, Tensor storage and
 // the row-major index convention.
 llm::Tensor hand_derived_nll_gradient(const llm::Tensor& logits) {
+  // region: local-nll-shape-check
   if (logits.shape() != llm::Shape{2, 3}) {
     throw std::invalid_argument("the local chapter 13 analytic path requires shape [2, 3], got " +
                                 llm::shape_text(logits.shape()));
   }
+  // endregion: local-nll-shape-check
   const std::size_t columns = logits.shape()[1];
   const std::span<const double> values = logits.values();
   std::vector<double> gradient(values.size());
@@ -94,10 +146,12 @@ llm::Tensor hand_derived_nll_gradient(const llm::Tensor& logits) {
     const std::size_t start = row * columns;
     double maximum = -std::numeric_limits<double>::infinity();
     for (std::size_t column = 0; column < columns; ++column) {
+      // region: local-nll-finite-check
       if (!std::isfinite(values[start + column])) {
         throw std::invalid_argument("local analytic path: logit at [" + std::to_string(row) + ", " +
                                     std::to_string(column) + "] is not finite");
       }
+      // endregion: local-nll-finite-check
       maximum = std::fmax(maximum, values[start + column]);
     }
     double normalizer = 0.0;

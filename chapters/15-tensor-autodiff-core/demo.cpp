@@ -6,47 +6,48 @@
 #include <string>
 #include <vector>
 
-#include "demo_text.hpp"
 #include "demo_trace.hpp"
 #include "fixtures.hpp"
 #include "llm/format.hpp"
 
 namespace {
 
-using demo::tensor_text;
-using demo::values_text;
-using llm::format_fixed;
-
-std::string state_text(const ch15::GradientState& state) {
-  return state.step + ": x_grad=" + values_text(state.x) + " bias_grad=" + values_text(state.bias);
+// region: print-tensor-evidence
+// A tensor as the reference edition prints it: shape=[2, 3] values=[1.0, ...].
+std::string debug_text(const llm::Tensor& tensor) {
+  return "shape=" + llm::shape_text(tensor.shape()) + " values=" + llm::format_list(tensor.values());
 }
 
-// region: print-tensor-evidence
+std::string state_text(const ch15::GradientState& state) {
+  return state.step + ": x_grad=" + llm::format_list(state.x.values()) +
+         " bias_grad=" + llm::format_list(state.bias.values());
+}
+
 void print_evidence(const ch15::WorkedExample& worked, const ch15::DetachExample& detached,
                     const std::vector<ch15::VjpCheck>& checks,
                     const std::vector<ch15::RejectedRequest>& errors) {
   const ch15::FixtureValues& forward = worked.values;
-  std::cout << "x: " << tensor_text(forward.x) << '\n';
-  std::cout << "bias: " << tensor_text(forward.bias) << '\n';
-  std::cout << "reshape to 3x2: " << tensor_text(forward.reshaped) << '\n';
-  std::cout << "transpose axes 0,1: " << tensor_text(forward.transposed) << '\n';
-  std::cout << "broadcast bias to 2x3: " << tensor_text(forward.broadcast) << '\n';
-  std::cout << "add: " << tensor_text(forward.sum) << '\n';
-  std::cout << "multiply add*add: " << tensor_text(forward.square) << '\n';
-  std::cout << "mean axis=1 keep_dim=false: " << tensor_text(forward.output) << '\n';
-  std::cout << "seed: " << tensor_text(worked.seed) << '\n';
-  std::cout << "handwritten baseline: values and gradients match the tape, max_abs_difference="
-            << llm::format_scientific(worked.baseline_max_difference, 12) << '\n';
+  std::cout << "parameter x: " << debug_text(forward.x) << '\n';
+  std::cout << "parameter bias: " << debug_text(forward.bias) << '\n';
+  std::cout << "reshape: " << debug_text(forward.reshaped) << '\n';
+  std::cout << "transpose: " << debug_text(forward.transposed) << '\n';
+  std::cout << "broadcast: " << debug_text(forward.broadcast) << '\n';
+  std::cout << "add: " << debug_text(forward.sum) << '\n';
+  std::cout << "multiply reused: " << debug_text(forward.square) << '\n';
+  std::cout << "mean axis=1 keep_dim=false: " << debug_text(forward.output) << '\n';
+  std::cout << "non-scalar seed: " << debug_text(worked.seed) << '\n';
   for (const ch15::GradientState& state : worked.states) std::cout << state_text(state) << '\n';
-  std::cout << "released graph: backward again -> " << worked.released.label << " ("
-            << worked.released.error.what()
-            << "); gradients unchanged=" << (worked.released.gradients_unchanged ? "true" : "false")
+  // The refused pass names the released node by its index in the pass; the
+  // fixture's label of that node is the operation the reader built.
+  std::cout << "released graph: operation=" << worked.trace_labels.at(worked.released.error.node())
+            << " gradients unchanged=" << (worked.released.gradients_unchanged ? "true" : "false")
             << '\n';
 
-  std::cout << "detach: expression=sum_axis(p*p+detach(p)*c,0) p=" << values_text(detached.p)
-            << " c=" << format_fixed(detached.c) << " value=" << format_fixed(detached.value)
-            << " p_grad=" << values_text(detached.p_gradient) << " detached_grad="
-            << (detached.detached_gradient ? values_text(*detached.detached_gradient) : "none")
+  std::cout << "detach and sum: value=" << llm::format_shortest(detached.value)
+            << " p_grad=" << llm::format_list(detached.p_gradient.values()) << " detached_grad="
+            << (detached.detached_gradient
+                    ? llm::format_list(detached.detached_gradient->values())
+                    : std::string("none"))
             << '\n';
 
   std::string names;
@@ -65,8 +66,7 @@ void print_evidence(const ch15::WorkedExample& worked, const ch15::DetachExample
   }
   std::cout << "typed errors: " << labels
             << "; gradients unchanged=" << (unchanged ? "true" : "false") << '\n';
-  std::cout << "chapter 16 handoff: extend the tensor tape with matmul, row gathers, activations "
-               "and token loss\n";
+  std::cout << "chapter 16 handoff: add model-critical tensor VJPs\n";
 }
 // endregion: print-tensor-evidence
 
@@ -172,9 +172,45 @@ demo::Json check_json(const ch15::VjpCheck& check) {
           {"passed", check.report.passed}};
 }
 
+demo::Json asymmetric_json(const ch15::AsymmetricProductExample& example) {
+  return {{"expression", "mean_axis(transposed * broadcast, 1)"},
+          {"output", demo::tensor_json(example.output)},
+          {"x_gradient", demo::tensor_json(example.x_gradient)},
+          {"bias_gradient", demo::tensor_json(example.bias_gradient)},
+          {"x_gradient_by_hand", example.x_gradient_by_hand},
+          {"bias_gradient_by_hand", example.bias_gradient_by_hand},
+          {"x_gradient_if_swapped", example.x_gradient_if_swapped},
+          {"bias_gradient_if_swapped", example.bias_gradient_if_swapped}};
+}
+
+demo::Json strides_json(const std::vector<ch15::StrideTrace>& traces) {
+  demo::Json list = demo::Json::array();
+  for (const ch15::StrideTrace& trace : traces) {
+    list.push_back({{"what", trace.what},
+                    {"shape", trace.shape},
+                    {"strides", trace.strides},
+                    {"offset", trace.offset},
+                    {"offsets", trace.offsets}});
+  }
+  return list;
+}
+
+demo::Json detach_edges_json(const ch15::DetachExample& detached) {
+  demo::Json edges = demo::Json::array();
+  for (const ch15::DetachEdge& edge : detached.edges) {
+    edges.push_back({{"consumer", edge.consumer},
+                     {"slot", edge.slot},
+                     {"operand", edge.operand},
+                     {"contributed", edge.contributed}});
+  }
+  return edges;
+}
+
 demo::Json trace_json(const ch15::WorkedExample& worked, const ch15::DetachExample& detached,
                       const std::vector<ch15::VjpCheck>& checks,
-                      const std::vector<ch15::RejectedRequest>& errors) {
+                      const std::vector<ch15::RejectedRequest>& errors,
+                      const ch15::AsymmetricProductExample& asymmetric,
+                      const std::vector<ch15::StrideTrace>& strides) {
   demo::Json lifecycle = demo::Json::array();
   for (const ch15::GradientState& state : worked.states) {
     lifecycle.push_back({{"step", state.step},
@@ -197,6 +233,8 @@ demo::Json trace_json(const ch15::WorkedExample& worked, const ch15::DetachExamp
           {"forward", forward_graph_json(worked)},
           {"reverse", reverse_ledger_json(worked)},
           {"baseline", {{"max_abs_difference", worked.baseline_max_difference}}},
+          {"asymmetric", asymmetric_json(asymmetric)},
+          {"strides", strides_json(strides)},
           {"outcomes",
            {{"lifecycle", lifecycle},
             {"release", error_json(worked.released)},
@@ -206,7 +244,9 @@ demo::Json trace_json(const ch15::WorkedExample& worked, const ch15::DetachExamp
               {"c", detached.c},
               {"value", detached.value},
               {"p_gradient", demo::tensor_json(detached.p_gradient)},
-              {"detached_gradient", demo::optional_tensor_json(detached.detached_gradient)}}},
+              {"detached_gradient", demo::optional_tensor_json(detached.detached_gradient)},
+              {"product_tracked", detached.product_tracked},
+              {"edges", detach_edges_json(detached)}}},
             {"checks", check_list},
             {"checks_passed", checks_passed},
             {"errors", error_list},
@@ -224,9 +264,11 @@ int main(int argc, char** argv) {
     const ch15::DetachExample detached = ch15::detach_example();
     const std::vector<ch15::VjpCheck> checks = ch15::vjp_gradchecks();
     const std::vector<ch15::RejectedRequest> errors = ch15::typed_error_example();
+    const ch15::AsymmetricProductExample asymmetric = ch15::asymmetric_product_example();
+    const std::vector<ch15::StrideTrace> strides = ch15::stride_offset_traces();
 
     print_evidence(worked, detached, checks, errors);
-    demo::write_trace(trace, trace_json(worked, detached, checks, errors));
+    demo::write_trace(trace, trace_json(worked, detached, checks, errors, asymmetric, strides));
     return 0;
   } catch (const std::exception& error) {
     std::cerr << "chapter 15 demo failed: " << error.what() << '\n';

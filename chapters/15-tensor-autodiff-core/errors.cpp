@@ -46,7 +46,7 @@ std::vector<RejectedRequest> typed_error_example() {
   std::vector<TensorValue> watched = graph.nodes();
   watched.insert(watched.end(), {p, huge, scaled});
   std::vector<RejectedRequest> requests;
-  requests.push_back(rejected("seed-shape-mismatch", watched, [&] {
+  requests.push_back(rejected("seed-shape", watched, [&] {
     graph.output.backward_with_seed(Tensor({3}, {3, 6, 9}), Retention::Release);
   }));
   requests.push_back(rejected("non-finite-seed", watched, [&] {
@@ -54,7 +54,7 @@ std::vector<RejectedRequest> typed_error_example() {
                                     Retention::Release);
   }));
   graph.output.backward_with_seed(seed, Retention::Release);  // succeeds, then drops contexts
-  requests.push_back(rejected("released-graph", watched,
+  requests.push_back(rejected("graph-released", watched,
                               [&] { graph.output.backward_with_seed(seed, Retention::Retain); }));
   // Each contribution is finite, but 1.5e308 + 1.5e308 is not.
   requests.push_back(rejected("non-finite-accumulated-gradient", watched, [&] {

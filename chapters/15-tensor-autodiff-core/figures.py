@@ -8,7 +8,12 @@
 * :func:`lifecycle_figure` -- stored gradients after each call of the
   retain / repeat / zero / release sequence and the rejected pass over the
   released graph (``trace.outcomes.lifecycle``, ``trace.outcomes.release``).
-* :func:`detach_table` -- the detach example (``trace.outcomes.detach``).
+* :func:`detach_table`, :func:`detach_edges_table` -- the detach example and
+  the edges its traced pass applied (``trace.outcomes.detach``).
+* :func:`asymmetric_table` -- the product of two different tensors, tape
+  against hand and a wrong-operand rule (``trace.asymmetric``).
+* :func:`strides_table` -- strides and storage offsets of three layouts
+  (``trace.strides``).
 * :func:`checks_table` -- the seven sampled VJP checks (``trace.outcomes.checks``).
 * :func:`errors_table` -- the four rejected requests (``trace.outcomes.errors``).
 
@@ -51,7 +56,7 @@ STEP_CALLS = {
     "one backward": "backward_with_seed(S, Retain)",
     "repeated backward": "backward_with_seed(S, Retain)",
     "zero_grad": "zero_grad()",
-    "release backward": "backward_with_seed(S, Release)",
+    "after zero and release": "backward_with_seed(S, Release)",
 }
 
 
@@ -379,7 +384,55 @@ def detach_table(detach: Mapping[str, Any]) -> str:
         ["stored gradient of $p$", f'${tex(detach["p_gradient"])}$'],
         ["gradient of `detach(p)`", "none (untracked)" if detached is None else f"${tex(detached)}$"],
     ]
+    product = "tracked" if detach["product_tracked"] else "untracked, no edges"
+    rows.append(["`detach(p)*c`", product])
     return table(["Quantity", "Value"], rows, "The detach example: one live path, one detached path", "detach")
+
+
+def detach_edges_table(detach: Mapping[str, Any]) -> str:
+    """Table: every edge the detach example's traced pass applied, in reverse order."""
+    rows = [
+        [str(step), f'`{e["consumer"]}`', str(e["slot"]), f'`{e["operand"]}`',
+         "yes" if e["contributed"] else "no (untracked operand)"]
+        for step, e in enumerate(detach["edges"])
+    ]
+    operands = {e["operand"] for e in detach["edges"]}
+    if "c" in operands or "detach(p)" in operands:
+        raise ValueError("the detach trace has an edge to c or detach(p); the page says it has none")
+    caption = (f"The {len(rows)} edges of the detach example's pass: none reaches `c` or "
+               "`detach(p)`, because their product keeps no edges")
+    return table(["Step", "Consumer", "Slot", "Operand", "Contribution computed"], rows, caption,
+                 "detach-edges")
+
+
+def asymmetric_table(asymmetric: Mapping[str, Any]) -> str:
+    """Table: the product of two different tensors, tape against hand and a swapped rule."""
+    def vector(values: Sequence[float]) -> str:
+        return "$\\left(" + ",\\ ".join(plain(v) for v in values) + "\\right)$"
+
+    rows = []
+    for name, key in (("$g_x$", "x_gradient"), ("$g_{\\mathrm{bias}}$", "bias_gradient")):
+        tape = asymmetric[key]["values"]
+        by_hand = asymmetric[f"{key}_by_hand"]
+        swapped = asymmetric[f"{key}_if_swapped"]
+        rows.append([name, vector(tape), vector(by_hand), vector(swapped),
+                     "yes" if tape == by_hand else "NO"])
+    caption = (f"`{asymmetric['expression']}` with seed S: the tape, the hand derivation, and what "
+               "a rule multiplying by its own operand would give")
+    return table(["Gradient", "Tape", "By hand", "Wrong operand", "Tape = hand"], rows, caption,
+                 "asymmetric-product")
+
+
+def strides_table(strides: Sequence[Mapping[str, Any]]) -> str:
+    """Table: three layouts of the chapter and the storage offset of each element, row-major."""
+    rows = [
+        [entry["what"], f'`{shape_text(entry["shape"])}`', f'`{list(entry["strides"])}`',
+         str(entry["offset"]), f'`{list(entry["offsets"])}`']
+        for entry in strides
+    ]
+    return table(["Layout", "Shape", "Strides", "Offset", "Storage offset of each element"], rows,
+                 "Strides and offsets: a transposed view, the spread of the mean's VJP, and where "
+                 "sum_to_shape adds each upstream element", "stride-offsets")
 
 
 def checks_table(outcomes: Trace) -> str:

@@ -10,6 +10,8 @@
 #include <utility>
 
 #include "llm/format.hpp"
+#include "llm/tensor/layout.hpp"
+#include "llm/tensor/shared_tensor.hpp"
 #include "tape_state.hpp"
 
 namespace ch15 {
@@ -81,7 +83,7 @@ WorkedExample worked_example() {
   graph.output.zero_grad();
   states.push_back(gradients("zero_grad", graph));
   graph.output.backward_with_seed(seed, Retention::Release);  // fresh pass, then drop contexts
-  states.push_back(gradients("release backward", graph));
+  states.push_back(gradients("after zero and release", graph));
 
   const std::vector<TensorValue> nodes = graph.nodes();
   const TapeState before = tape_state(nodes);
@@ -92,7 +94,7 @@ WorkedExample worked_example() {
     rejection = error;
   }
   if (!rejection) throw std::runtime_error("the released graph was reversed again");
-  RejectedRequest released{"released-graph", *rejection, tape_state(nodes) == before};
+  RejectedRequest released{"graph-released", *rejection, tape_state(nodes) == before};
 
   // The tape against the handwritten baseline: every value, both gradients.
   const HandwrittenBaseline baseline = handwritten_baseline();
@@ -127,11 +129,108 @@ DetachExample detach_example() {
   const TensorValue p = TensorValue::parameter(tensor({2}, std::array<double, 2>{2, 3}));
   const TensorValue detached = p.detach();  // same value, no operand: the flow stops here
   const TensorValue c = TensorValue::constant(Tensor::scalar(10));
-  const TensorValue output = p.mul(p).add(detached.mul(c)).sum_axis(0);
-  output.backward();
-  return {p.value().materialize(), c.value().at({}), output.value().at({}), *p.gradient(),
-          detached.gradient()};
+  const TensorValue square = p.mul(p);
+  const TensorValue product = detached.mul(c);  // both operands untracked: no edges at all
+  const TensorValue total = square.add(product);
+  const TensorValue output = total.sum_axis(0);
+  const llm::TensorBackwardTrace trace = output.backward_with_trace();
+
+  // Name each traced node, and list the edges the pass applied.
+  const std::vector<std::pair<const TensorValue*, const char*>> named = {
+      {&p, "p"},           {&detached, "detach(p)"}, {&c, "c"},          {&square, "p*p"},
+      {&product, "detach(p)*c"}, {&total, "p*p+detach(p)*c"}, {&output, "sum_axis"}};
+  const auto label_of = [&](std::size_t index) -> std::string {
+    for (const auto& [value, label] : named) {
+      if (value->node_id() == trace.nodes.at(index).node_id) return label;
+    }
+    throw std::logic_error("the detach trace visited an unnamed node");
+  };
+  std::vector<DetachEdge> edges;
+  for (const llm::TensorTraceEdge& edge : trace.edges) {
+    edges.push_back({label_of(edge.child), edge.operand, label_of(edge.parent),
+                     edge.contribution.has_value()});
+  }
+  return {p.value().materialize(),
+          c.value().at({}),
+          output.value().at({}),
+          *p.gradient(),
+          detached.gradient(),
+          product.tracks_gradient(),
+          std::move(edges)};
 }
 // endregion: tensor-detach-example
+
+// region: asymmetric-product
+AsymmetricProductExample asymmetric_product_example() {
+  const TensorValue x = TensorValue::parameter(tensor({2, 3}, kXValues));
+  const TensorValue bias = TensorValue::parameter(tensor({3}, kBiasValues));
+  const TensorValue transposed = x.reshape({3, 2}).transpose(0, 1);
+  const TensorValue broadcast = bias.broadcast_to({2, 3});
+  // Two different operands: slot 0 must receive upstream * broadcast, slot 1
+  // upstream * transposed. sum.mul(sum) cannot tell the two apart.
+  const TensorValue output = transposed.mul(broadcast).mean_axis(1, llm::KeepDim::No);
+  output.backward_with_seed(fixture_seed(), Retention::Release);
+  // endregion: asymmetric-product
+
+  // By hand: u[i][j] = S[i] / 3; t[i][j] = x[2j + i]; b[i][j] = bias[j].
+  AsymmetricProductExample example{output.value().materialize(), *x.gradient(), *bias.gradient(),
+                                   {}, {}, {}, {}};
+  example.x_gradient_by_hand.assign(6, 0.0);
+  example.bias_gradient_by_hand.assign(3, 0.0);
+  example.x_gradient_if_swapped.assign(6, 0.0);
+  example.bias_gradient_if_swapped.assign(3, 0.0);
+  for (std::size_t i = 0; i < 2; ++i) {
+    for (std::size_t j = 0; j < 3; ++j) {
+      const double upstream = kSeedValues[i] / 3.0;
+      const double t = kXValues[2 * j + i];
+      const double b = kBiasValues[j];
+      example.x_gradient_by_hand[2 * j + i] = upstream * b;
+      example.bias_gradient_by_hand[j] += upstream * t;
+      example.x_gradient_if_swapped[2 * j + i] = upstream * t;  // slot 0 times its own operand
+      example.bias_gradient_if_swapped[j] += upstream * b;
+    }
+  }
+  return example;
+}
+
+// region: stride-offset-traces
+namespace {
+
+// The storage offset of every element of `view`, in row-major order.
+std::vector<std::size_t> offsets_of(const llm::Layout& layout) {
+  std::vector<std::size_t> offsets;
+  std::vector<std::size_t> coordinate(layout.rank(), 0);
+  for (std::size_t k = 0; k < layout.size(); ++k) {
+    offsets.push_back(layout.offset_of(coordinate));
+    for (std::size_t axis = layout.rank(); axis-- > 0;) {
+      if (++coordinate[axis] < layout.shape()[axis]) break;
+      coordinate[axis] = 0;
+    }
+  }
+  return offsets;
+}
+
+StrideTrace stride_trace(std::string what, const llm::Layout& layout) {
+  return {std::move(what), layout.shape(), layout.strides(), layout.offset(), offsets_of(layout)};
+}
+
+}  // namespace
+
+std::vector<StrideTrace> stride_offset_traces() {
+  const llm::SharedTensor x(tensor({2, 3}, kXValues));
+  const llm::SharedTensor seed(fixture_seed());
+  return {
+      // Forward: the transpose is a view of reshape's storage.
+      stride_trace("transpose(0, 1) of reshape [3, 2]", x.reshape({3, 2}).transpose(0, 1).layout()),
+      // Mean's VJP: the seed [2] regrouped as [2, 1] and spread along axis 1
+      // (spread_along_axis): each upstream element is read three times.
+      stride_trace("mean VJP: seed spread along axis 1",
+                   seed.contiguous().reshape({2, 1}).broadcast_to({2, 3}).layout()),
+      // Broadcast's VJP: sum_to_shape walks the [2, 3] upstream and adds each
+      // element into bias position offset_of(coordinate) of this layout.
+      stride_trace("broadcast VJP: bias [3] positions of a [2, 3] upstream",
+                   llm::Layout({3}).broadcast_to({2, 3}))};
+}
+// endregion: stride-offset-traces
 
 }  // namespace ch15

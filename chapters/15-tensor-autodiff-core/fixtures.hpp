@@ -123,16 +123,56 @@ struct WorkedExample {
 ///         released graph is reversed without an error.
 WorkedExample worked_example();
 
+/// One operand use the detach example's pass applied.
+struct DetachEdge {
+  std::string consumer;
+  std::size_t slot;
+  std::string operand;
+  bool contributed;  ///< whether a contribution was computed (the operand is tracked)
+};
+
 struct DetachExample {
   llm::Tensor p;                                 ///< [2] = [2, 3]
   double c;                                      ///< the rank-0 constant 10
   double value;                                  ///< sum(p*p + detach(p)*c)
   llm::Tensor p_gradient;                        ///< 2p: the detached branch adds nothing
   std::optional<llm::Tensor> detached_gradient;  ///< empty: the copy is untracked
+  bool product_tracked;                          ///< whether detach(p)*c is tracked: false
+  std::vector<DetachEdge> edges;                 ///< the traced pass's edges, reverse order
 };
 
-/// output = sum_axis(p*p + detach(p)*c, 0) with p = [2, 3], c = 10.
+/// output = sum_axis(p*p + detach(p)*c, 0) with p = [2, 3], c = 10, reversed
+/// with a trace: detach(p)*c has two untracked operands, so it is untracked
+/// and keeps no edges; no edge of the pass reaches c or detach(p).
 DetachExample detach_example();
+
+/// mean_axis(transposed * broadcast, 1) seeded with S: the fixture's graph
+/// with a product of two *different* tensors, where a VJP that multiplied
+/// by the wrong operand gives different gradients (with sum * sum it cannot).
+struct AsymmetricProductExample {
+  llm::Tensor output;                          ///< [2]
+  llm::Tensor x_gradient;                      ///< from the tape, [2, 3]
+  llm::Tensor bias_gradient;                   ///< from the tape, [3]
+  std::vector<double> x_gradient_by_hand;      ///< (S_i / 3) * bias[j] at x[2j + i]
+  std::vector<double> bias_gradient_by_hand;   ///< sum_i (S_i / 3) * t[i][j]
+  std::vector<double> x_gradient_if_swapped;   ///< what slots multiplying by their own operand give
+  std::vector<double> bias_gradient_if_swapped;
+};
+AsymmetricProductExample asymmetric_product_example();
+
+/// A layout and the storage offset of each of its elements in row-major
+/// order: how a strided view reads (or sum_to_shape writes) a buffer.
+struct StrideTrace {
+  std::string what;
+  llm::Shape shape;
+  llm::Strides strides;
+  std::size_t offset;
+  std::vector<std::size_t> offsets;
+};
+
+/// The transpose view of the fixture, the spread of mean's VJP (stride 0
+/// along axis 1) and the accumulation positions of broadcast's VJP.
+std::vector<StrideTrace> stride_offset_traces();
 
 /// One sampled check of one VJP.
 struct VjpCheck {

@@ -92,6 +92,28 @@ TEST(CentralDifference, UsesActualUnequalSpacingsForTheRoundedIdentity) {
   EXPECT_FALSE(compare_gradients(1.0, requested_two_step, 1e-12).passed);
 }
 
+// The identity's slopes are both 1, so it cannot tell the weights apart. A
+// parabola whose slopes differ can: at 2^53 the doubles are 1 apart below and
+// 2 apart above, so h = 1.2 gives spacings 1 and 2, slopes -1 and 2, and the
+// three-point weights 2/3 and 1/3 give the exact derivative 0. Swapped weights
+// would give 1, the requested-2h quotient 1.25 (chapter 13).
+TEST(CentralDifference, UnequalSpacingWeightsGiveTheExactDerivativeOfAParabola) {
+  const double point = 9007199254740992.0;  // 2^53
+  const CentralDifference d = central_difference(point, 1.2, [point](double x) {
+    const double offset = x - point;
+    return offset * offset;
+  });
+  EXPECT_EQ(d.minus_spacing, 1.0);
+  EXPECT_EQ(d.plus_spacing, 2.0);
+  EXPECT_EQ(d.left_slope, -1.0);
+  EXPECT_EQ(d.right_slope, 2.0);
+  EXPECT_EQ(d.left_weight, 2.0 / 3.0);
+  EXPECT_EQ(d.right_weight, 1.0 / 3.0);
+  EXPECT_EQ(d.derivative, 0.0);
+  EXPECT_EQ(d.right_weight * d.left_slope + d.left_weight * d.right_slope, 1.0);
+  EXPECT_EQ((d.plus_value - d.minus_value) / (2.0 * 1.2), 1.25);
+}
+
 TEST(CentralDifference, ReportsTheKinkOfAbsoluteValueThroughItsSlopes) {
   const CentralDifference d = central_difference(0.0, 1e-3, [](double x) { return std::fabs(x); });
   EXPECT_EQ(d.left_slope, -1.0);

@@ -335,6 +335,47 @@ TEST(TensorTapeDetach, DetachedCopyStopsTheGradient) {
   EXPECT_EQ(bits_of(detached.value()), bits_of(p.value()));
 }
 
+// Chapter 15: detach(p) * c has two untracked operands, so the product is
+// untracked and keeps no edges. The pass applies five edges, one of them to
+// the product (without a contribution), and none reaches c or detach(p).
+TEST(TensorTapeDetach, ProductOfDetachedCopyAndConstantKeepsNoEdges) {
+  const TensorValue p = TensorValue::parameter(tensor({2}, {2, 3}));
+  const TensorValue detached = p.detach();
+  const TensorValue c = TensorValue::constant(Tensor::scalar(10));
+  const TensorValue product = detached.mul(c);
+  EXPECT_FALSE(product.tracks_gradient());
+  const TensorBackwardTrace trace = p.mul(p).add(product).sum_axis(0).backward_with_trace();
+  ASSERT_EQ(trace.edges.size(), 5u);
+  EXPECT_EQ(trace.find(c.node_id()), nullptr);
+  EXPECT_EQ(trace.find(detached.node_id()), nullptr);
+  const TensorTraceNode* product_node = trace.find(product.node_id());
+  ASSERT_NE(product_node, nullptr);
+  std::size_t edges_into_product = 0;
+  for (const TensorTraceEdge& edge : trace.edges) {
+    EXPECT_NE(trace.nodes[edge.child].node_id, product.node_id());  // no edge out of the product
+    if (trace.nodes[edge.parent].node_id == product.node_id()) {
+      ++edges_into_product;
+      EXPECT_EQ(edge.contribution, std::nullopt);
+    }
+  }
+  EXPECT_EQ(edges_into_product, 1u);
+}
+
+// Chapter 15's asymmetric product: with two different operands a VJP that
+// multiplied the upstream by its own operand would give x_grad
+// [1, 4, 3, 8, 5, 12] and bias_grad [3, -3, 0]; sum * sum cannot tell.
+TEST(TensorTapeBackward, ProductOfTwoDifferentTensorsSendsEachTheOtherOperand) {
+  const TensorValue x = TensorValue::parameter(tensor({2, 3}, {1, 2, 3, 4, 5, 6}));
+  const TensorValue bias = TensorValue::parameter(tensor({3}, {1, -1, 0}));
+  const TensorValue output = x.reshape({3, 2})
+                                 .transpose(0, 1)
+                                 .mul(bias.broadcast_to({2, 3}))
+                                 .mean_axis(1, KeepDim::No);
+  output.backward_with_seed(tensor({2}, {3, 6}), Retention::Release);
+  EXPECT_EQ(values_of(*x.gradient()), (std::vector<double>{1, 2, -1, -2, 0, 0}));
+  EXPECT_EQ(values_of(*bias.gradient()), (std::vector<double>{5, 11, 17}));
+}
+
 TEST(TensorTapeNoGrad, OperationsInsideTheScopeRecordNoGraph) {
   const TensorValue p = TensorValue::parameter(tensor({2}, {2, 3}));
   EXPECT_FALSE(NoGradScope::active());

@@ -284,8 +284,10 @@ Probe representable_probe(DifferenceSide side, double point, double step) {
 }  // namespace
 
 ProbeGeometry probe_geometry(double point, double step) {
+  // region: probe-geometry-validation
   validate_step(step);
   if (!std::isfinite(point)) throw GradCheckError::non_finite_point(point);
+  // endregion: probe-geometry-validation
   const Probe minus = representable_probe(DifferenceSide::Minus, point, step);
   const Probe plus = representable_probe(DifferenceSide::Plus, point, step);
 
@@ -296,12 +298,14 @@ ProbeGeometry probe_geometry(double point, double step) {
   const double plus_ratio = plus.spacing / largest;
   const double left_weight = plus_ratio / (minus_ratio + plus_ratio);
   const double right_weight = minus_ratio / (minus_ratio + plus_ratio);
+  // region: stencil-weight-checks
   if (!std::isfinite(left_weight)) {
     throw GradCheckError::non_finite_stencil_weight(DifferenceSide::Minus, left_weight);
   }
   if (!std::isfinite(right_weight)) {
     throw GradCheckError::non_finite_stencil_weight(DifferenceSide::Plus, right_weight);
   }
+  // endregion: stencil-weight-checks
   return {.minus_point = minus.point,
           .plus_point = plus.point,
           .minus_spacing = minus.spacing,
@@ -318,30 +322,30 @@ CentralDifference central_difference(double point, double step,
   const ProbeGeometry geometry = probe_geometry(point, step);
 
   // Minus, center, plus: each value is inspected before the next call.
-  const double minus_value = evaluate(geometry.minus_point);
-  if (!std::isfinite(minus_value)) {
-    throw GradCheckError::non_finite_evaluation(DifferenceSide::Minus, minus_value);
-  }
-  const double center_value = evaluate(point);
-  if (!std::isfinite(center_value)) {
-    throw GradCheckError::non_finite_evaluation(DifferenceSide::Center, center_value);
-  }
-  const double plus_value = evaluate(geometry.plus_point);
-  if (!std::isfinite(plus_value)) {
-    throw GradCheckError::non_finite_evaluation(DifferenceSide::Plus, plus_value);
-  }
+  const auto evaluate_finite = [&evaluate](DifferenceSide side, double at) {
+    const double value = evaluate(at);
+    // region: evaluation-check
+    if (!std::isfinite(value)) throw GradCheckError::non_finite_evaluation(side, value);
+    // endregion: evaluation-check
+    return value;
+  };
+  const double minus_value = evaluate_finite(DifferenceSide::Minus, geometry.minus_point);
+  const double center_value = evaluate_finite(DifferenceSide::Center, point);
+  const double plus_value = evaluate_finite(DifferenceSide::Plus, geometry.plus_point);
 
   // Each secant divides by its own actual distance, never by the requested h.
   const double left_slope = (center_value - minus_value) / geometry.minus_spacing;
+  const double right_slope = (plus_value - center_value) / geometry.plus_spacing;
+  const double derivative = geometry.left_weight * left_slope + geometry.right_weight * right_slope;
+  // region: slope-checks
   if (!std::isfinite(left_slope)) {
     throw GradCheckError::non_finite_one_sided_slope(DifferenceSide::Minus, left_slope);
   }
-  const double right_slope = (plus_value - center_value) / geometry.plus_spacing;
   if (!std::isfinite(right_slope)) {
     throw GradCheckError::non_finite_one_sided_slope(DifferenceSide::Plus, right_slope);
   }
-  const double derivative = geometry.left_weight * left_slope + geometry.right_weight * right_slope;
   if (!std::isfinite(derivative)) throw GradCheckError::non_finite_numerical_gradient(derivative);
+  // endregion: slope-checks
 
   return {.point = point,
           .requested_step = step,

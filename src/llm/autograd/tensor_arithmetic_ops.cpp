@@ -11,11 +11,13 @@
 namespace llm {
 namespace {
 
+// region: summed-to
 // The upstream summed to `shape`: itself (no copy) when nothing was broadcast.
 SharedTensor summed_to(const SharedTensor& upstream, const Shape& shape) {
   if (upstream.shape() == shape) return upstream;
   return sum_to_shape(upstream, shape);
 }
+// endregion: summed-to
 
 }  // namespace
 

@@ -95,11 +95,13 @@ void TensorValue::ReversePass::run(TensorBackwardTrace* trace) {
   propagate(trace);
 
   validate_gradients();
+  // region: run-trace-record
   if (trace != nullptr) {
     trace->seed = seed_.materialize();
     trace->retention = retention_;
     record_nodes(*trace);
   }
+  // endregion: run-trace-record
   commit();  // nothing above changed a gradient, a value or a node
 }
 
@@ -119,6 +121,7 @@ void TensorValue::ReversePass::propagate(TensorBackwardTrace* trace) {
         contribution = edge.rule.apply(upstream);
         check_contribution(child, slot, parent, *contribution);
       }
+      // region: propagate-trace-record
       if (trace != nullptr) {
         trace->edges.push_back(TensorTraceEdge{
             trace->edges.size(), child, parent, slot, std::string(edge.rule.name),
@@ -126,6 +129,7 @@ void TensorValue::ReversePass::propagate(TensorBackwardTrace* trace) {
             contribution ? std::optional<Tensor>(contribution->materialize()) : std::nullopt,
             edge.parent->value.shape(), edge.parent->tracked});
       }
+      // endregion: propagate-trace-record
       if (contribution) accumulate(parent, std::move(*contribution));
     }
   }
@@ -174,11 +178,13 @@ void TensorValue::ReversePass::accumulate(std::size_t node, SharedTensor contrib
                        const double before = previous_values[at[1]];
                        const double term = term_values[at[2]];
                        const double sum = before + term;
+                       // region: pass-adjoint-finite-check
                        if (!std::isfinite(sum)) {
                          throw TensorAutodiffError::non_finite_pass_adjoint(
                              order_[node]->operation, node, order_[node]->label,
                              coordinate_from_offset(previous.shape(), index), before, term);
                        }
+                       // endregion: pass-adjoint-finite-check
                        sums[at[0]] = sum;  // pass-local: a later throw discards it with the pass
                        ++index;
                      });

@@ -10,6 +10,7 @@
 namespace llm {
 namespace {
 
+// region: spread-along-axis
 // The upstream of a reduction along `axis`, repeated along that axis to the
 // operand's shape: a view with stride 0 along `axis`, no copy. With or
 // without keep_dim the upstream has the operand's element count divided by
@@ -21,6 +22,7 @@ SharedTensor spread_along_axis(const SharedTensor& upstream, const Shape& operan
   kept[axis] = 1;
   return upstream.contiguous().reshape(kept).broadcast_to(operand_shape);
 }
+// endregion: spread-along-axis
 
 }  // namespace
 

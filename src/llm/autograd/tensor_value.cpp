@@ -117,11 +117,13 @@ TensorValue record_operation(TensorOperation operation, SharedTensor value,
                              std::span<RecordedOperand> operands) {
   // Every forward value on the tape is finite, so a non-finite adjoint can
   // only come from a VJP or an accumulation, where the pass names it.
+  // region: record-finite-check
   if (auto index = tape_detail::first_non_finite(value.view())) {
     throw TensorAutodiffError::non_finite_result(operation, value.shape(),
                                                  coordinate_from_offset(value.shape(), *index),
                                                  tape_detail::element_at(value.view(), *index));
   }
+  // endregion: record-finite-check
   auto node = std::make_shared<TensorValue::Node>(operation, std::move(value));
   if (!NoGradScope::active()) {
     for (const RecordedOperand& recorded : operands) {
