@@ -138,7 +138,7 @@ def check_sections(text: str, number: str, label: str) -> None:
 #: Chapters written before the chapter standard (key ideas, try-it edits,
 #: glossary terms) existed; the teaching pass (issue 10) brings them up to it
 #: and removes them from this set.
-BEFORE_THE_STANDARD = frozenset({"13", "15", "16"})
+BEFORE_THE_STANDARD = frozenset({"13", "15"})
 
 #: The opening line of a MyST directive fence: ```{name} or ~~~{name}.
 DIRECTIVE_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\{(?P<name>[a-z-]+)\}(?P<argument>.*)$")
