@@ -92,7 +92,7 @@ def graph_dot(reused: Trace) -> str:
     """
     lines = [
         "digraph scalar_graph {",
-        '  graph [rankdir=TB, nodesep=0.4, ranksep=0.9, fontname="Helvetica"];',
+        '  graph [rankdir=TB, nodesep=0.4, ranksep=0.7, fontname="Helvetica"];',
         '  node [shape=plaintext, fontname="Helvetica", fontsize=11];',
         '  edge [fontname="Helvetica", fontsize=10];',
     ]
