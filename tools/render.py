@@ -135,11 +135,6 @@ def check_sections(text: str, number: str, label: str) -> None:
         )
 
 
-#: Chapters written before the chapter standard (key ideas, try-it edits,
-#: glossary terms) existed; the teaching pass (issue 10) brings them up to it
-#: and removes them from this set.
-BEFORE_THE_STANDARD = frozenset({"14", "16"})
-
 #: The opening line of a MyST directive fence: ```{name} or ~~~{name}.
 DIRECTIVE_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\{(?P<name>[a-z-]+)\}(?P<argument>.*)$")
 
@@ -213,8 +208,8 @@ def check_standard(text: str, number: str, label: str, terms: set[str] | None) -
     * at least one glossary term, and every ``{term}`` role names an entry of
       the glossary (``terms``; skipped when None).
 
-    Chapters in BEFORE_THE_STANDARD are only checked for the names of the terms
-    they use. Raises RenderError naming the chapter.md line.
+    Every chapter meets it (chapters 13-16 were brought up to it by the
+    teaching pass). Raises RenderError naming the chapter.md line.
     """
     if terms is not None:
         for line_number, line in enumerate(text.splitlines(), start=1):
@@ -227,8 +222,6 @@ def check_standard(text: str, number: str, label: str, terms: set[str] | None) -
                         f"{label}:{line_number}: {{term}}`{match.group(1)}` is not in the glossary "
                         f"(book/glossary.md){hint}"
                     )
-    if number in BEFORE_THE_STANDARD:
-        return
     sections = _section_lines(text, number)
     handoff = sections.get("handoff", 1)
     boxes = directive_blocks(text, "key-ideas")

@@ -1,5 +1,7 @@
 // Chapter 14 demo: prints the scalar-autodiff evidence and, with --trace PATH,
 // writes the graph, the reverse ledger and the stored states for the figures.
+#include <array>
+#include <cstddef>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -97,9 +99,9 @@ demo::Json error_evidence(const llm::ScalarError& error) {
 }
 
 // region: scalar-trace
-demo::Json reused_square_json(const ch14::ReusedSquareExample& reused) {
-  const auto& names = ch14::kReusedNodeNames;
-  const llm::BackwardPass& pass = reused.first_pass;
+// One reverse pass as node cards and an edge ledger, named by `names` (topology order).
+template <std::size_t N>
+demo::Json pass_json(const std::array<const char*, N>& names, const llm::BackwardPass& pass) {
   demo::Json nodes = demo::Json::array();
   for (const llm::BackwardNode& node : pass.nodes) {
     nodes.push_back({{"index", node.topology_index},
@@ -115,6 +117,8 @@ demo::Json reused_square_json(const ch14::ReusedSquareExample& reused) {
     edges.push_back({{"reverse_index", edge.reverse_index},
                      {"result_index", edge.child},
                      {"result", names.at(edge.child)},
+                     {"result_operation",
+                      llm::scalar_operation_name(pass.nodes.at(edge.child).operation)},
                      {"operand_slot", edge.operand},
                      {"operand_index", edge.parent},
                      {"operand", names.at(edge.parent)},
@@ -125,16 +129,45 @@ demo::Json reused_square_json(const ch14::ReusedSquareExample& reused) {
                      {"operand_adjoint_before", optional_json(edge.parent_adjoint_before)},
                      {"operand_adjoint_after", optional_json(edge.parent_adjoint_after)}});
   }
-  return {{"input", reused.x_value},
-          {"seed", pass.seed},
-          {"nodes", nodes},
-          {"edges", edges},
-          {"stored_states",
-           {stored_json("first", reused.first), stored_json("repeated", reused.repeated),
-            stored_json("zeroed", reused.zeroed), stored_json("after_zero", reused.after_zero)}}};
+  return {{"seed", pass.seed}, {"nodes", nodes}, {"edges", edges}};
 }
 
-demo::Json trace_json(const ch14::ReusedSquareExample& reused, const ch14::DetachExample& detached,
+demo::Json check_json(const llm::ScalarGradientCheck& check) {
+  return {{"point", check.difference.point},
+          {"step", check.difference.requested_step},
+          {"analytic", check.comparison.analytic},
+          {"numerical", check.comparison.numerical},
+          {"scaled_error", check.comparison.scaled_error},
+          {"tolerance", check.comparison.tolerance},
+          {"passed", check.comparison.passed}};
+}
+
+demo::Json asymmetric_json(const ch14::AsymmetricProductExample& example) {
+  demo::Json json = pass_json(ch14::kAsymmetricNodeNames, example.pass);
+  json["expression"] = "x*y+x";
+  json["x"] = example.x_value;
+  json["y"] = example.y_value;
+  json["loss"] = example.loss_value;
+  json["x_gradient"] = example.x_gradient;
+  json["y_gradient"] = example.y_gradient;
+  json["x_check"] = check_json(example.x_check);
+  json["y_check"] = check_json(example.y_check);
+  return json;
+}
+
+demo::Json reused_square_json(const ch14::ReusedSquareExample& reused) {
+  demo::Json json = pass_json(ch14::kReusedNodeNames, reused.first_pass);
+  json["input"] = reused.x_value;
+  json["stored_states"] = {stored_json("first", reused.first),
+                           stored_json("repeated", reused.repeated),
+                           stored_json("zeroed", reused.zeroed),
+                           stored_json("after_zero", reused.after_zero)};
+  return json;
+}
+
+demo::Json trace_json(const ch14::ReusedSquareExample& reused,
+                      const ch14::AsymmetricProductExample& asymmetric,
+                      const ch14::DetachExample& detached,
                       const ch14::NonlinearExample& nonlinear,
                       const llm::ScalarGradientCheck& gradcheck,
                       const std::vector<ch14::TypedErrorCase>& errors) {
@@ -152,6 +185,7 @@ demo::Json trace_json(const ch14::ReusedSquareExample& reused, const ch14::Detac
   }
   return {{"chapter", "14-scalar-autodiff"},
           {"reused_square", reused_square_json(reused)},
+          {"asymmetric_product", asymmetric_json(asymmetric)},
           {"detach",
            {{"expression", "x*x+detach(x)*3"},
             {"input", detached.input},
@@ -185,13 +219,14 @@ int main(int argc, char** argv) {
   try {
     const auto trace = demo::trace_path(argc, argv);
     const ch14::ReusedSquareExample reused = ch14::reused_square_example();
+    const ch14::AsymmetricProductExample asymmetric = ch14::asymmetric_product_example();
     const ch14::DetachExample detached = ch14::detach_example();
     const ch14::NonlinearExample nonlinear = ch14::nonlinear_example();
     const llm::ScalarGradientCheck gradcheck = ch14::gradcheck_example();
     const std::vector<ch14::TypedErrorCase> errors = ch14::typed_error_example();
 
     print_evidence(reused, detached, nonlinear, gradcheck, errors);
-    demo::write_trace(trace, trace_json(reused, detached, nonlinear, gradcheck, errors));
+    demo::write_trace(trace, trace_json(reused, asymmetric, detached, nonlinear, gradcheck, errors));
     return 0;
   } catch (const std::exception& error) {
     std::cerr << "chapter 14 demo failed: " << error.what() << '\n';

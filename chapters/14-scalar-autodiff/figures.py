@@ -83,15 +83,16 @@ def _card(node: Mapping[str, Any]) -> str:
 
 
 def graph_dot(reused: Trace) -> str:
-    """DOT source of the reused-square graph.
+    """DOT source of one traced graph (the reused square or the asymmetric example).
 
     Nodes are stacked top to bottom in forward order; each operand edge
-    points from the consuming result up to its operand, the direction its
-    contribution travels in the reverse pass. The seed enters at the output.
+    points from the operand to the result that read it, the direction values
+    flow (book/notation.md). The reverse pass walks the arrows backward. The
+    seed enters at the output from below.
     """
     lines = [
-        "digraph reused_square {",
-        '  graph [rankdir=BT, nodesep=0.4, ranksep=0.9, fontname="Helvetica"];',
+        "digraph scalar_graph {",
+        '  graph [rankdir=TB, nodesep=0.4, ranksep=0.7, fontname="Helvetica"];',
         '  node [shape=plaintext, fontname="Helvetica", fontsize=11];',
         '  edge [fontname="Helvetica", fontsize=10];',
     ]
@@ -99,12 +100,13 @@ def graph_dot(reused: Trace) -> str:
         lines.append(f'  n{node["index"]} [label={_card(node)}];')
     output = reused["nodes"][-1]
     lines.append(f'  seed [label="seed s = {dot_text(plain(reused["seed"]))}", shape=note, fontsize=10];')
-    lines.append(f'  seed -> n{output["index"]} [style=dashed, color="#555555"];')
+    # Drawn from the output to the seed so that the seed sits below it; dir=back points the arrow at the output.
+    lines.append(f'  n{output["index"]} -> seed [dir=back, style=dashed, color="#555555"];')
     for edge in reused["edges"]:
         colour = EDGE_COLOURS[edge["operand_slot"] % len(EDGE_COLOURS)]
         label = f'operand use {edge["operand_slot"]}\\nreverse step {edge["reverse_index"]}'
         lines.append(
-            f'  n{edge["result_index"]} -> n{edge["operand_index"]} '
+            f'  n{edge["operand_index"]} -> n{edge["result_index"]} '
             f'[label="{label}", color="{colour}", fontcolor="{colour}", penwidth=1.6];'
         )
     lines.append("}")
@@ -116,8 +118,8 @@ def graph_figure(reused: Trace) -> str:
     nodes, edges = reused["nodes"], reused["edges"]
     caption = (
         f"The reused square after one reverse pass, with {len(nodes)} node cards and "
-        f"{len(edges)} operand-use edges. Arrows point from a result to an operand, "
-        "the way contributions travel backward."
+        f"{len(edges)} operand-use edges. Arrows point from an operand to the result that read it; "
+        "the reverse pass sends contributions against them."
     )
     return graphviz(graph_dot(reused), caption, "reused-square-graph")
 
@@ -270,3 +272,95 @@ def rejections_table(typed_errors: Trace) -> str:
         for case in typed_errors["cases"]
     ]
     return table(header, rows, "Rejected requests and the state they leave behind", "rejected-requests")
+
+
+# -- the asymmetric example and the bugs the symmetric one cannot catch --------
+
+
+def replay(pass_trace: Trace, swap_product: bool = False, assign: bool = False) -> dict[str, float]:
+    """The pass adjoints of a traced pass, recomputed from its edges in the order they ran.
+
+    With ``swap_product`` every multiplication edge uses the operand's own value
+    as its local derivative (the product rule with its two derivatives
+    swapped); with ``assign`` each contribution replaces the operand's adjoint
+    instead of adding to it (``=`` for ``+=`` in the reverse walk). With
+    neither, the replay must reproduce the traced adjoints; :func:`bug_table`
+    checks that it does. Untracked operands receive nothing, as in the tape.
+    """
+    nodes = pass_trace["nodes"]
+    adjoint = {node["index"]: 0.0 for node in nodes if node["tracked"]}
+    adjoint[nodes[-1]["index"]] = pass_trace["seed"]
+    for edge in sorted(pass_trace["edges"], key=lambda edge: edge["reverse_index"]):
+        local = edge["local_derivative"]
+        if swap_product and edge["result_operation"] == "mul":
+            local = edge["operand_value"]
+        contribution = adjoint[edge["result_index"]] * local
+        operand = edge["operand_index"]
+        if operand in adjoint:
+            adjoint[operand] = contribution if assign else adjoint[operand] + contribution
+    return {node["name"]: adjoint[node["index"]] for node in nodes if node["tracked"]}
+
+
+def check_asymmetric(asymmetric: Trace) -> None:
+    """Raises ValueError unless both gradients of the asymmetric example pass the central difference.
+
+    This is the check that catches a swapped product rule, which leaves every
+    printed line of the demo unchanged (all its tracked products are ``x*x``).
+    """
+    for name in ("x", "y"):
+        check = asymmetric[f"{name}_check"]
+        if not check["passed"]:
+            raise ValueError(
+                f"the asymmetric example {asymmetric['expression']} fails its gradient check in {name}: "
+                f"reverse mode gives {shortest(check['analytic'])}, the central difference "
+                f"{shortest(check['numerical'])} (scaled error {sci(check['scaled_error'])})"
+            )
+
+
+def asymmetric_graph_figure(asymmetric: Trace) -> str:
+    """The asymmetric example's graph: four node cards, four operand-use edges."""
+    check_asymmetric(asymmetric)
+    caption = (
+        f"The asymmetric example {asymmetric['expression'].replace('*', '·')} at x = {plain(asymmetric['x'])}, "
+        f"y = {plain(asymmetric['y'])}, after one reverse pass. x is reached along two edges "
+        "whose contributions differ."
+    )
+    return graphviz(graph_dot(asymmetric), caption, "asymmetric-product-graph")
+
+
+def bug_table(reused: Trace, asymmetric: Trace, gradcheck: Trace) -> str:
+    """Each gradient of both examples: traced, checked numerically, and replayed with two bugs.
+
+    Raises ValueError when a correct replay disagrees with the traced adjoints,
+    or when the asymmetric example fails its central-difference check.
+    """
+    check_asymmetric(asymmetric)
+    rows = []
+    examples = (
+        ("`(x*x)+(x*x)`, $x = " + plain(reused["input"]) + "$", reused, {"x": gradcheck}),
+        (f"`x*y+x`, $x = {plain(asymmetric['x'])}$, $y = {plain(asymmetric['y'])}$", asymmetric,
+         {"x": asymmetric["x_check"], "y": asymmetric["y_check"]}),
+    )
+    for title, example, checks in examples:
+        correct = replay(example)
+        swapped = replay(example, swap_product=True)
+        assigned = replay(example, assign=True)
+        traced = {node["name"]: node["pass_adjoint"] for node in example["nodes"] if node["tracked"]}
+        if correct != traced:
+            raise ValueError(f"replaying the traced edges gives {correct}, the trace records {traced}")
+        leaves = [node["name"] for node in example["nodes"] if node["operation"] == "parameter"]
+        for index, name in enumerate(leaves):
+            check = checks[name]
+            rows.append([
+                title if index == 0 else "",
+                f"$\\bar {name}$",
+                plain(traced[name]),
+                plain(check["numerical"]),
+                plain(swapped[name]) + ("" if swapped[name] == traced[name] else " (wrong)"),
+                plain(assigned[name]) + ("" if assigned[name] == traced[name] else " (wrong)"),
+            ])
+    header = ["Example", "Gradient", "Reverse mode", "Central difference",
+              "Product rule swapped", "`=` instead of `+=`"]
+    return table(header, rows,
+                 "Both examples' leaf gradients, and what two bugs would make of them "
+                 "(replayed from the traced edges)", "bug-replay")

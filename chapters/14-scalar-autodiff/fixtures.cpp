@@ -42,6 +42,28 @@ ReusedSquareExample reused_square_example() {
 }
 // endregion: shared-scalar-fixture
 
+// region: asymmetric-product-example
+AsymmetricProductExample asymmetric_product_example() {
+  Scalar x = Scalar::parameter(kAsymmetricX);
+  Scalar y = Scalar::parameter(kAsymmetricY);
+  Scalar product = x.mul(y);
+  Scalar loss = product.add(x);
+  llm::BackwardPass pass = loss.backward();
+  const double x_gradient = x.gradient().value();
+  const double y_gradient = y.gradient().value();
+
+  // One central difference per input, each on the plain function with the other input fixed.
+  const double y0 = kAsymmetricY;
+  const double x0 = kAsymmetricX;
+  llm::ScalarGradientCheck x_check = llm::scalar_gradient_check(
+      x0, x_gradient, kGradcheckStep, kGradcheckTolerance, [y0](double v) { return v * y0 + v; });
+  llm::ScalarGradientCheck y_check = llm::scalar_gradient_check(
+      y0, y_gradient, kGradcheckStep, kGradcheckTolerance, [x0](double v) { return x0 * v + x0; });
+  return {x.value(), y.value(), loss.value(), std::move(pass),
+          x_gradient, y_gradient, x_check, y_check};
+}
+// endregion: asymmetric-product-example
+
 // region: detach-example
 DetachExample detach_example() {
   Scalar x = Scalar::parameter(kReusedInput);
@@ -104,7 +126,8 @@ std::vector<TypedErrorCase> typed_error_example() {
   Scalar constant = Scalar::constant(kReusedInput);
   const std::vector<Scalar> reused = {x, square, loss, constant};
 
-  // After one pass x stores 1e308; a second pass would store 2e308.
+  // large.backward() below leaves d(large)/d(small) = 1e308 stored in small; a
+  // second pass would make that stored sum 2e308, which overflows a double.
   Scalar small = Scalar::parameter(1.0);
   Scalar large = small.mul(Scalar::constant(1e308));
   large.backward();

@@ -25,6 +25,13 @@ inline constexpr double kGradcheckTolerance = 1e-9;
 /// Names of the reused-square nodes in their result-last topological order.
 inline constexpr std::array<const char*, 3> kReusedNodeNames = {"x", "square", "loss"};
 
+/// The two inputs of the asymmetric example; they differ, so a product rule
+/// that swapped its two local derivatives would change both gradients.
+inline constexpr double kAsymmetricX = 2.0;
+inline constexpr double kAsymmetricY = 5.0;
+/// Names of the asymmetric example's nodes in their result-last topological order.
+inline constexpr std::array<const char*, 4> kAsymmetricNodeNames = {"x", "y", "product", "loss"};
+
 /// Stored gradients of the reused-square nodes at one moment.
 struct StoredGradients {
   double x;
@@ -65,6 +72,24 @@ struct NonlinearExample {
 
 /// exp(tanh(x)) at x = 0.5 and its derivative.
 NonlinearExample nonlinear_example();
+
+/// The asymmetric companion of the reused square, computed for the trace only
+/// (the printed output stays that of the reference edition).
+struct AsymmetricProductExample {
+  double x_value;
+  double y_value;
+  double loss_value;
+  llm::BackwardPass pass;            ///< the record of its one reverse pass
+  double x_gradient;                 ///< stored gradient of x: y + 1
+  double y_gradient;                 ///< stored gradient of y: x
+  llm::ScalarGradientCheck x_check;  ///< central difference of x*y + x in x, y held fixed
+  llm::ScalarGradientCheck y_check;  ///< central difference of x*y + x in y, x held fixed
+};
+
+/// x = 2, y = 5, product = x * y, loss = product + x: four nodes, four edges,
+/// and x reached along two paths with different contributions. Each gradient
+/// is checked against chapter 13's central difference of the plain function.
+AsymmetricProductExample asymmetric_product_example();
 
 /// The reverse-mode derivative of 2x^2 at x = 2 against chapter 13's central
 /// difference of the plain function 2x^2.

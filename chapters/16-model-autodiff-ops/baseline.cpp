@@ -10,7 +10,7 @@
 namespace ch16 {
 
 // region: handwritten-model-backward
-HandwrittenModelBaseline handwritten_model_backward() {
+HandwrittenModelBaseline handwritten_model_backward(const std::array<double, 4>& weights) {
   HandwrittenModelBaseline b{};
   constexpr std::size_t positions = kTokenIds.size();  // 4 rows, 2 features, 2 classes
   const double groups = static_cast<double>(positions);
@@ -25,7 +25,7 @@ HandwrittenModelBaseline handwritten_model_backward() {
   for (std::size_t p = 0; p < positions; ++p) {
     for (std::size_t c = 0; c < 2; ++c) {
       for (std::size_t f = 0; f < 2; ++f) {
-        b.projection_preactivations[p * 2 + c] += b.gathered[p * 2 + f] * kWeightValues[f * 2 + c];
+        b.projection_preactivations[p * 2 + c] += b.gathered[p * 2 + f] * weights[f * 2 + c];
       }
     }
   }
@@ -43,9 +43,13 @@ HandwrittenModelBaseline handwritten_model_backward() {
     for (std::size_t c = 0; c < 2; ++c) {
       const std::size_t k = p * 2 + c;
       const double probability = std::exp(b.activated[k] - maximum) / denominator;
+      b.probabilities[k] = probability;
       b.log_probabilities[k] = std::log(probability);
       const double target = kTargets[p] == c ? 1.0 : 0.0;
       b.loss_input_gradient[k] = (probability - target) / groups;  // (P - one_hot) / G
+      // Log-softmax reverse for the upstream Ybar = -one_hot / G of a masked
+      // sum of Y: Zbar = Ybar - P * sum_c Ybar, where sum_c Ybar = -1 / G.
+      b.log_softmax_input_gradient[k] = -target / groups - probability * (-1.0 / groups);
       const double x = b.projection_preactivations[k];
       const double sigmoid = llm::stable_sigmoid(x);
       b.matmul_output_gradient[k] =
@@ -59,7 +63,7 @@ HandwrittenModelBaseline handwritten_model_backward() {
     for (std::size_t f = 0; f < 2; ++f) {
       for (std::size_t c = 0; c < 2; ++c) {
         b.gathered_gradient[p * 2 + f] +=
-            b.matmul_output_gradient[p * 2 + c] * kWeightValues[f * 2 + c];
+            b.matmul_output_gradient[p * 2 + c] * weights[f * 2 + c];
         b.weight_gradient[f * 2 + c] += b.gathered[p * 2 + f] * b.matmul_output_gradient[p * 2 + c];
       }
     }

@@ -207,7 +207,51 @@ demo::Json check_json(const ch16::NamedModelGradcheck& check) {
           {"passed", check.report.passed}};
 }
 
-demo::Json trace_json(const ch16::FrozenModelExample& example,
+demo::Json asymmetric_json(const ch16::AsymmetricChainExample& example) {
+  return {{"weights", demo::tensor_json(example.weights)},
+          {"preactivations", demo::tensor_json(example.preactivations)},
+          {"logits", demo::tensor_json(example.logits)},
+          {"probabilities", demo::tensor_json(example.probabilities)},
+          {"loss", example.loss},
+          {"masked_loss", example.masked_loss},
+          {"nll_logit_gradient", demo::tensor_json(example.nll_logit_gradient)},
+          {"log_softmax_logit_gradient", demo::tensor_json(example.log_softmax_logit_gradient)},
+          {"through_silu", demo::tensor_json(example.through_silu)},
+          {"through_sigmoid_only", demo::tensor_json(example.through_sigmoid_only)},
+          {"embedding_gradient", demo::tensor_json(example.embedding_gradient)},
+          {"weight_gradient", demo::tensor_json(example.weight_gradient)},
+          {"baseline",
+           {{"max_abs_difference", example.baseline_max_difference},
+            {"tolerance", ch16::kBaselineTolerance},
+            {"compared", example.baseline_compared}}}};
+}
+
+demo::Json chapter13_json(const ch16::Chapter13NllExample& example) {
+  return {{"logits", demo::tensor_json(example.logits)},
+          {"targets", example.targets},
+          {"loss", example.loss},
+          {"tape_gradient", demo::tensor_json(example.tape_gradient)},
+          {"handwritten_gradient", demo::tensor_json(example.handwritten_gradient)},
+          {"max_abs_difference", example.max_difference}};
+}
+
+demo::Json descent_json(const ch16::GradientDescentExample& example) {
+  return {{"learning_rate", example.learning_rate},
+          {"losses", example.losses},
+          {"final_embeddings", demo::tensor_json(example.final_embeddings)},
+          {"final_weights", demo::tensor_json(example.final_weights)},
+          {"final_probabilities", demo::tensor_json(example.final_probabilities)}};
+}
+
+// Examples computed for the trace only: the printed output stays that of the
+// earlier edition.
+struct TraceOnly {
+  ch16::AsymmetricChainExample asymmetric;
+  ch16::Chapter13NllExample chapter13;
+  ch16::GradientDescentExample descent;
+};
+
+demo::Json trace_json(const ch16::FrozenModelExample& example, const TraceOnly& extra,
                       const std::vector<ch16::ScalarProbe>& probes,
                       const std::vector<ch16::NamedModelGradcheck>& checks,
                       const std::vector<ch16::ModelErrorCase>& errors) {
@@ -256,7 +300,11 @@ demo::Json trace_json(const ch16::FrozenModelExample& example,
           {"reverse_ledger", reverse_ledger_json(example.backward, example.backward_labels)},
           {"baseline",
            {{"max_abs_difference", example.baseline_max_difference},
-            {"tolerance", ch16::kBaselineTolerance}}},
+            {"tolerance", ch16::kBaselineTolerance},
+            {"compared", example.baseline_compared}}},
+          {"asymmetric", asymmetric_json(extra.asymmetric)},
+          {"chapter13_nll", chapter13_json(extra.chapter13)},
+          {"descent", descent_json(extra.descent)},
           {"scalar_probes", probe_list},
           {"gradchecks", {{"checks", check_list}, {"passed", checks_passed}}},
           {"errors", {{"cases", error_list}, {"gradients_unchanged", unchanged}}}};
@@ -272,9 +320,11 @@ int main(int argc, char** argv) {
     const std::vector<ch16::ScalarProbe> probes = ch16::scalar_probes();
     const std::vector<ch16::NamedModelGradcheck> checks = ch16::model_vjp_gradchecks();
     const std::vector<ch16::ModelErrorCase> errors = ch16::model_error_example();
+    const TraceOnly extra{ch16::asymmetric_chain_example(), ch16::chapter13_nll_example(),
+                          ch16::gradient_descent_example()};
 
     print_evidence(example, probes, checks, errors);
-    demo::write_trace(trace, trace_json(example, probes, checks, errors));
+    demo::write_trace(trace, trace_json(example, extra, probes, checks, errors));
     return 0;
   } catch (const std::exception& error) {
     std::cerr << "chapter 16 demo failed: " << error.what() << '\n';

@@ -30,9 +30,11 @@ from tools.figures import (
     fixed,
     graphviz,
     html_text,
+    matplotlib_svg,
     plain,
     sci,
     shape_text,
+    svg_figure,
     table,
     tensor_rows,
 )
@@ -568,3 +570,151 @@ def errors_table(errors: Trace) -> str:
         for entry in errors["cases"]
     ]
     return table(header, rows, "Four rejected requests and the gradients they leave alone", "rejected-requests")
+
+
+# --- The asymmetric chain, the checks each rule gets, chapter 13's logits, descent ---------
+
+VALUE_DIGITS = 6  # decimals of the asymmetric chain's values in tables
+
+
+def _short(values: Sequence[float]) -> str:
+    """A row of values to VALUE_DIGITS decimals: ``[-0.268941, -0.278375]``."""
+    return "[" + ", ".join(fixed(v, VALUE_DIGITS) for v in values) + "]"
+
+
+def asymmetric_table(trace: Trace) -> str:
+    """Table: the asymmetric chain, one column per group of positions with identical rows.
+
+    The table is transposed (quantities as rows) and positions whose token and
+    target agree, hence whose every row agrees, share a column, so it fits the
+    page width.
+    """
+    a = trace["asymmetric"]
+    targets = trace["inputs"]["targets"]
+    ids = trace["inputs"]["token_ids"]
+    width = a["logits"]["shape"][1]
+    fields = [
+        ("Preactivations $H_p$", "preactivations"),
+        ("Logits $Z_p$", "logits"),
+        ("Probabilities $P_p$", "probabilities"),
+        ("$\\bar Z_p$ through the NLL", "nll_logit_gradient"),
+        ("$\\bar Z_p$ through log-softmax", "log_softmax_logit_gradient"),
+        ("$\\bar H_p$, the SiLU rule", "through_silu"),
+        ("$\\bar H_p$ if SiLU$'$ were $\\sigma(x)$", "through_sigmoid_only"),
+    ]
+
+    def row(name: str, p: int) -> list[float]:
+        return a[name]["values"][p * width:(p + 1) * width]
+
+    groups: list[list[int]] = []
+    for p in range(len(targets)):
+        for group in groups:
+            first = group[0]
+            if ids[first] == ids[p] and targets[first] == targets[p] and all(
+                row(name, first) == row(name, p) for _, name in fields
+            ):
+                group.append(p)
+                break
+        else:
+            groups.append([p])
+    titles = [f"$p = {group[0]}$" if len(group) == 1 else f"$p = {group[0]}$ to ${group[-1]}$" for group in groups]
+    rows = [["**Target class**", *(str(targets[group[0]]) for group in groups)]]
+    rows += [[f"**{label}**", *(_short(row(name, group[0])) for group in groups)] for label, name in fields]
+    return table(["Position", *titles], rows,
+                 "The asymmetric chain: non-zero logits, both loss paths, and a wrong SiLU rule",
+                 "asymmetric-chain")
+
+
+# Which handwritten comparison exercises each checked rule: (trace key of the
+# fixture, name of the compared tensor, what the comparison covers).
+RULE_BASELINES = {
+    "matmul-left": [("baseline", "gathered-row gradient", "worked chain")],
+    "matmul-right": [("baseline", "weight gradient", "worked chain"),
+                     ("asymmetric", "asymmetric weight gradient", "asymmetric chain")],
+    "gather_rows": [("baseline", "embedding gradient", "worked chain")],
+    "exp": [],
+    "log": [],
+    "silu": [("baseline", "gradient through SiLU", "worked chain, at x = 0 only"),
+             ("asymmetric", "asymmetric gradient through SiLU", "asymmetric chain")],
+    "log_softmax": [("asymmetric", "logit gradient through log_softmax", "asymmetric chain")],
+    "indexed_mean_nll": [("baseline", "loss-logit gradient", "worked chain"),
+                         ("asymmetric", "logit gradient through indexed_mean_nll", "asymmetric chain")],
+}
+
+
+def _compared(trace: Trace, key: str) -> Sequence[str]:
+    return trace[key]["compared"] if key == "baseline" else trace[key]["baseline"]["compared"]
+
+
+def handwritten_rules(trace: Trace) -> list[str]:
+    """The checked rules that some handwritten comparison of this run exercised, in check order."""
+    return [entry["operation"] for entry in trace["gradchecks"]["checks"] if RULE_BASELINES[entry["operation"]]]
+
+
+def numerical_only_rules(trace: Trace) -> list[str]:
+    """The checked rules that only the central differences exercised."""
+    return [entry["operation"] for entry in trace["gradchecks"]["checks"] if not RULE_BASELINES[entry["operation"]]]
+
+
+def coverage_table(trace: Trace) -> str:
+    """Table: for each checked rule, the handwritten comparisons and the central-difference verdict.
+
+    Raises ValueError when the trace lacks a check or a comparison this
+    table claims, so the page cannot say a rule was checked when it was not.
+    """
+    rows = []
+    for entry in trace["gradchecks"]["checks"]:
+        operation = entry["operation"]
+        if operation not in RULE_BASELINES:
+            raise ValueError(f"no handwritten-coverage entry for the checked rule {operation!r}")
+        covered = []
+        for key, name, where in RULE_BASELINES[operation]:
+            if name not in _compared(trace, key):
+                raise ValueError(f"the {key} fixture did not compare {name!r}; the coverage of {operation} is wrong")
+            covered.append(f"{where} ({name})")
+        rows.append([f"`{operation}`", "; ".join(covered) if covered else "none",
+                     "pass" if entry["passed"] else "FAIL"])
+    return table(["Rule", "Compared with a handwritten calculation", "Central differences"], rows,
+                 "How each reverse rule is checked in this run", "rule-coverage")
+
+
+def chapter13_table(nll: Trace) -> str:
+    """Table: chapter 13's logits, the tape's NLL gradient and the handwritten one, coordinate by coordinate."""
+    shape = nll["logits"]["shape"]
+    columns = shape[1]
+    rows = []
+    for k, logit in enumerate(nll["logits"]["values"]):
+        row, column = divmod(k, columns)
+        target = nll["targets"][row]
+        rows.append([f"({row}, {column})", plain(logit), "yes" if column == target else "",
+                     fixed(nll["tape_gradient"]["values"][k]), fixed(nll["handwritten_gradient"]["values"][k])])
+    return table(["Coordinate", "Logit", "Target", "Tape gradient", "By hand, $(P - \\mathbf{1})/G$"], rows,
+                 f"Chapter 13's logits [{shape[0]}, {shape[1]}] reversed on the tape", "chapter13-logits")
+
+
+def descent_figure(descent: Trace) -> str:
+    """Plot: the mean loss before each gradient-descent step and after the last."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    losses = descent["losses"]
+    figure, axis = plt.subplots(figsize=(6.0, 3.0))
+    axis.plot(range(len(losses)), losses, "o-", color="#336699", linewidth=1.5)
+    for k in (0, len(losses) - 1):
+        axis.annotate(fixed(losses[k], 4), (k, losses[k]), textcoords="offset points", xytext=(6, 4), fontsize=8)
+    axis.set_xlabel("gradient-descent steps taken")
+    axis.set_ylabel("mean loss L (nats)")
+    axis.set_ylim(0, max(losses) * 1.15)
+    axis.set_xticks(range(len(losses)))
+    axis.grid(True, linewidth=0.3)
+    svg = matplotlib_svg(figure)
+    plt.close(figure)
+    values = ", ".join(fixed(loss, 4) for loss in losses)
+    alt = (f"A line plot of the worked chain's mean loss against the number of gradient-descent steps, "
+           f"0 to {len(losses) - 1}, learning rate {plain(descent['learning_rate'])}: it falls every step, "
+           f"from {fixed(losses[0], 4)} to {fixed(losses[-1], 4)}. Values: {values}.")
+    caption = (f"The worked chain trained by {len(losses) - 1} plain gradient-descent steps of rate "
+               f"{plain(descent['learning_rate'])}: the mean loss before the first step and after each one")
+    return svg_figure(svg, caption, "descent-loss", alt=alt)

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "llm/format.hpp"
+#include "llm/tensor/probability.hpp"
 
 namespace ch16 {
 
@@ -49,11 +50,15 @@ class BaselineCheck {
       }
       largest_ = std::max(largest_, difference);
     }
+    compared_.emplace_back(name);
   }
   double largest() const noexcept { return largest_; }
+  // The names of every tensor compared so far, in order.
+  const std::vector<std::string>& compared() const noexcept { return compared_; }
 
  private:
   double largest_ = 0.0;
+  std::vector<std::string> compared_;
 };
 
 // The pass adjoint of the node `operation` produced, read from the trace.
@@ -158,7 +163,7 @@ FrozenModelExample frozen_model_example() {
                                         {"log_probabilities", log_probabilities},
                                         {"loss", loss}};  // the trace's labels
 
-  const HandwrittenModelBaseline baseline = handwritten_model_backward();
+  const HandwrittenModelBaseline baseline = handwritten_model_backward(kWeightValues);
   BaselineCheck check;
   check("gathered rows", gathered.value().materialize(), baseline.gathered);
   check("projection preactivations", projection_preactivations.value().materialize(),
@@ -201,9 +206,152 @@ FrozenModelExample frozen_model_example() {
           std::move(gathered_gradient),
           std::move(embedding_gradient),
           std::move(weight_gradient),
-          check.largest()};
+          check.largest(),
+          check.compared()};
 }
 // endregion: shared-model-vjp-fixture
+
+// region: asymmetric-chain-example
+AsymmetricChainExample asymmetric_chain_example() {
+  const HandwrittenModelBaseline baseline = handwritten_model_backward(kAsymmetricWeightValues);
+  const double groups = static_cast<double>(kTargets.size());
+  // The mask that turns sum(mask * log_softmax(Z)) into the mean NLL: -1/G at each target.
+  Tensor mask = Tensor::zeros({kTargets.size(), 2});
+  for (std::size_t g = 0; g < kTargets.size(); ++g) {
+    mask.mutable_values()[g * 2 + kTargets[g]] = -1.0 / groups;
+  }
+
+  struct Path {
+    TensorValue embeddings, weights, preactivations, logits, loss;
+  };
+  // A fresh chain per path, so that each pass stores its own parameter gradients.
+  const auto build = [&](bool through_log_softmax) {
+    const TensorValue embeddings =
+        TensorValue::parameter(tensor(kEmbeddingShape, kEmbeddingValues));
+    const TensorValue weights =
+        TensorValue::parameter(tensor(kWeightShape, kAsymmetricWeightValues));
+    const TensorValue preactivations =
+        embeddings.gather_rows(kTokenIds, {kTokenIds.size()}).matmul(weights);
+    const TensorValue logits = preactivations.silu();
+    const TensorValue loss =
+        through_log_softmax
+            ? sum_to_scalar(logits.log_softmax(kClassAxis).mul(TensorValue::constant(mask)))
+            : logits.indexed_mean_nll(kClassAxis, kTargets);
+    return Path{embeddings, weights, preactivations, logits, loss};
+  };
+  const Path nll = build(false);
+  const Path masked = build(true);
+  const llm::TensorBackwardTrace nll_pass = nll.loss.backward_with_trace();
+  const llm::TensorBackwardTrace masked_pass = masked.loss.backward_with_trace();
+
+  BaselineCheck check;
+  check("asymmetric logits", nll.logits.value().materialize(), baseline.activated);
+  check("asymmetric loss", nll.loss.value().materialize(), std::array{baseline.loss});
+  check("asymmetric masked loss", masked.loss.value().materialize(), std::array{baseline.loss});
+  Tensor nll_logit_gradient = pass_adjoint(nll_pass, TensorOperation::Silu);
+  Tensor log_softmax_logit_gradient = pass_adjoint(masked_pass, TensorOperation::Silu);
+  Tensor through_silu = pass_adjoint(nll_pass, TensorOperation::MatMul);
+  check("logit gradient through indexed_mean_nll", nll_logit_gradient, baseline.loss_input_gradient);
+  check("logit gradient through log_softmax", log_softmax_logit_gradient,
+        baseline.log_softmax_input_gradient);
+  check("asymmetric gradient through SiLU", through_silu, baseline.matmul_output_gradient);
+  check("asymmetric gradient through SiLU (log-softmax path)",
+        pass_adjoint(masked_pass, TensorOperation::MatMul), baseline.matmul_output_gradient);
+  for (const Path* path : {&nll, &masked}) {
+    check("asymmetric embedding gradient", *path->embeddings.gradient_snapshot(),
+          baseline.embedding_gradient);
+    check("asymmetric weight gradient", *path->weights.gradient_snapshot(),
+          baseline.weight_gradient);
+  }
+
+  // A common SiLU mistake multiplies by sigmoid(x) alone; at x = 0 it is right.
+  Tensor through_sigmoid_only = nll_logit_gradient;
+  const Tensor preactivations = nll.preactivations.value().materialize();
+  for (std::size_t k = 0; k < through_sigmoid_only.size(); ++k) {
+    through_sigmoid_only.mutable_values()[k] *= llm::stable_sigmoid(preactivations.values()[k]);
+  }
+  return {nll.weights.value().materialize(),
+          preactivations,
+          nll.logits.value().materialize(),
+          tensor(std::array<std::size_t, 2>{kTargets.size(), 2}, baseline.probabilities),
+          nll.loss.value().at({}),
+          masked.loss.value().at({}),
+          std::move(nll_logit_gradient),
+          std::move(log_softmax_logit_gradient),
+          std::move(through_silu),
+          std::move(through_sigmoid_only),
+          *nll.embeddings.gradient_snapshot(),
+          *nll.weights.gradient_snapshot(),
+          check.largest(),
+          check.compared()};
+}
+// endregion: asymmetric-chain-example
+
+// region: chapter13-nll-example
+Chapter13NllExample chapter13_nll_example() {
+  const Tensor logits = tensor(kChapter13LogitShape, kChapter13Logits);
+  const TensorValue parameter = TensorValue::parameter(logits);
+  const TensorValue loss = parameter.indexed_mean_nll(1, kChapter13Targets);
+  loss.backward();
+  Tensor tape_gradient = *parameter.gradient_snapshot();
+
+  // By hand, as chapter 13 derived it: (softmax(row) - one_hot(target)) / rows.
+  const std::size_t rows = kChapter13LogitShape[0];
+  const std::size_t columns = kChapter13LogitShape[1];
+  std::vector<double> handwritten(rows * columns);
+  for (std::size_t row = 0; row < rows; ++row) {
+    const auto line = std::span(kChapter13Logits).subspan(row * columns, columns);
+    const double maximum = *std::max_element(line.begin(), line.end());
+    double denominator = 0.0;
+    for (double logit : line) denominator += std::exp(logit - maximum);
+    for (std::size_t c = 0; c < columns; ++c) {
+      const double target = kChapter13Targets[row] == c ? 1.0 : 0.0;
+      handwritten[row * columns + c] =
+          (std::exp(line[c] - maximum) / denominator - target) / static_cast<double>(rows);
+    }
+  }
+  BaselineCheck check;
+  check("chapter 13 NLL gradient", tape_gradient, handwritten);
+  return {logits,
+          {kChapter13Targets.begin(), kChapter13Targets.end()},
+          loss.value().at({}),
+          std::move(tape_gradient),
+          Tensor(logits.shape(), std::move(handwritten)),
+          check.largest()};
+}
+// endregion: chapter13-nll-example
+
+// region: gradient-descent-example
+GradientDescentExample gradient_descent_example() {
+  Tensor embeddings = tensor(kEmbeddingShape, kEmbeddingValues);
+  Tensor weights = tensor(kWeightShape, kWeightValues);
+  // One plain step: p <- p - rate * gradient, element by element.
+  const auto step = [](Tensor& values, const Tensor& gradient) {
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      values.mutable_values()[k] -= kLearningRate * gradient.values()[k];
+    }
+  };
+  std::vector<double> losses;
+  Tensor probabilities;
+  for (std::size_t iteration = 0; iteration <= kDescentSteps; ++iteration) {
+    // A fresh graph each step: the parameters are new leaves holding the updated values.
+    const TensorValue e = TensorValue::parameter(embeddings);
+    const TensorValue w = TensorValue::parameter(weights);
+    const TensorValue logits = e.gather_rows(kTokenIds, {kTokenIds.size()}).matmul(w).silu();
+    const TensorValue loss = logits.indexed_mean_nll(kClassAxis, kTargets);
+    losses.push_back(loss.value().at({}));
+    if (iteration == kDescentSteps) {
+      probabilities = logits.log_softmax(kClassAxis).exp().value().materialize();
+      break;
+    }
+    loss.backward();
+    step(embeddings, *e.gradient_snapshot());
+    step(weights, *w.gradient_snapshot());
+  }
+  return {kLearningRate, std::move(losses), std::move(embeddings), std::move(weights),
+          std::move(probabilities)};
+}
+// endregion: gradient-descent-example
 
 // region: model-scalar-probes
 std::vector<ScalarProbe> scalar_probes() {

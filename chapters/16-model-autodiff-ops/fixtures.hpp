@@ -32,6 +32,20 @@ inline constexpr std::array<std::size_t, 4> kTargets = {0, 0, 0, 1};
 /// The class axis of the [4, 2] loss logits.
 inline constexpr std::size_t kClassAxis = 1;
 
+/// Projection weights of the asymmetric chain: its rows differ, so the loss
+/// logits are non-zero and differ within each row (the shared chain's are all
+/// zero, where SiLU's derivative equals sigmoid(0) and every P is one half).
+inline constexpr std::array<double, 4> kAsymmetricWeightValues = {0.5, -1.0, 1.5, 0.25};
+
+/// Chapter 13's NLL fixture: logits [2, 3] and one target class per row.
+inline constexpr std::array<std::size_t, 2> kChapter13LogitShape = {2, 3};
+inline constexpr std::array<double, 6> kChapter13Logits = {0, 1, -1, 2, 0, -2};
+inline constexpr std::array<std::size_t, 2> kChapter13Targets = {0, 2};
+
+/// Gradient descent on the shared chain: plain steps p <- p - rate * dL/dp.
+inline constexpr double kLearningRate = 0.5;
+inline constexpr std::size_t kDescentSteps = 8;
+
 /// Largest |tape - baseline| the shared fixture accepts.
 inline constexpr double kBaselineTolerance = 1e-12;
 /// Requested central-difference step, in units of each checked element.
@@ -47,16 +61,21 @@ struct HandwrittenModelBaseline {
   std::array<double, 8> projection_preactivations;  ///< XW [4, 2]
   std::array<double, 8> activated;                  ///< SiLU(XW) [4, 2], the loss logits
   std::array<double, 8> log_probabilities;          ///< [4, 2]
+  std::array<double, 8> probabilities;              ///< softmax of the logits [4, 2]
   double loss;                                      ///< mean NLL []
   std::array<double, 8> loss_input_gradient;        ///< dL/d logits [4, 2]
+  std::array<double, 8> log_softmax_input_gradient;  ///< dL/d logits through log-softmax [4, 2]
   std::array<double, 8> matmul_output_gradient;     ///< through SiLU [4, 2]
   std::array<double, 8> gathered_gradient;          ///< dL/dX [4, 2]
   std::array<double, 6> embedding_gradient;         ///< dL/dE [3, 2]
   std::array<double, 4> weight_gradient;            ///< dL/dW [2, 2]
 };
 
-/// The worked chain by hand: one forward and one reverse pass.
-HandwrittenModelBaseline handwritten_model_backward();
+/// The worked chain by hand with projection `weights` [2, 2]: one forward
+/// and one reverse pass. The reverse pass goes through the loss and, for the
+/// upstream -one_hot / G that sum(mask * log_softmax(Z)) sends, through
+/// log-softmax.
+HandwrittenModelBaseline handwritten_model_backward(const std::array<double, 4>& weights);
 
 /// The sum of every element of `value`, as one rank-zero tape node: the
 /// scalar a reverse pass with seed 1 starts from.
@@ -96,6 +115,7 @@ struct FrozenModelExample {
   llm::Tensor embedding_gradient;
   llm::Tensor weight_gradient;
   double baseline_max_difference;  ///< max |tape - baseline| over every compared tensor
+  std::vector<std::string> baseline_compared;  ///< the name of each compared tensor
 };
 
 /// Builds the chain on the tape, compares every forward tensor with the
@@ -110,6 +130,57 @@ struct FrozenModelExample {
 /// @throws std::runtime_error naming the tensor if any differs by more than
 ///         kBaselineTolerance.
 FrozenModelExample frozen_model_example();
+
+/// The same chain with kAsymmetricWeightValues, reversed twice on fresh
+/// parameters: once through indexed_mean_nll, once through log_softmax and a
+/// masked sum that equals the same loss. Every tensor is compared with the
+/// handwritten baseline for those weights.
+struct AsymmetricChainExample {
+  llm::Tensor weights;
+  llm::Tensor preactivations;              ///< XW [4, 2], non-zero
+  llm::Tensor logits;                      ///< SiLU(XW) [4, 2]
+  llm::Tensor probabilities;               ///< softmax of the logits, from the baseline
+  double loss;                             ///< indexed mean NLL
+  double masked_loss;                      ///< sum(mask * log_softmax(Z)), the same loss
+  llm::Tensor nll_logit_gradient;          ///< pass adjoint of Z, through indexed_mean_nll
+  llm::Tensor log_softmax_logit_gradient;  ///< pass adjoint of Z, through log_softmax
+  llm::Tensor through_silu;                ///< pass adjoint of XW
+  llm::Tensor through_sigmoid_only;        ///< what a SiLU rule of sigmoid(x) alone would send
+  llm::Tensor embedding_gradient;
+  llm::Tensor weight_gradient;
+  double baseline_max_difference;  ///< max |tape - baseline| over every compared tensor
+  std::vector<std::string> baseline_compared;  ///< the name of each compared tensor
+};
+
+/// @throws std::runtime_error naming the tensor if any differs from the
+///         baseline by more than kBaselineTolerance.
+AsymmetricChainExample asymmetric_chain_example();
+
+/// Chapter 13's logits and targets as a tape parameter: the indexed mean
+/// NLL's gradient against (softmax - one_hot) / rows written out by hand.
+struct Chapter13NllExample {
+  llm::Tensor logits;
+  std::vector<std::size_t> targets;
+  double loss;
+  llm::Tensor tape_gradient;
+  llm::Tensor handwritten_gradient;
+  double max_difference;
+};
+
+/// @throws std::runtime_error if the two gradients differ by more than kBaselineTolerance.
+Chapter13NllExample chapter13_nll_example();
+
+/// Plain gradient descent on the shared chain: kDescentSteps steps of
+/// kLearningRate, each a fresh forward pass, backward() and an update of E and W.
+struct GradientDescentExample {
+  double learning_rate;
+  std::vector<double> losses;  ///< before each step, then after the last (kDescentSteps + 1)
+  llm::Tensor final_embeddings;
+  llm::Tensor final_weights;
+  llm::Tensor final_probabilities;  ///< softmax of the final logits [4, 2]
+};
+
+GradientDescentExample gradient_descent_example();
 
 /// A value and local derivative read from the tape at one scalar input.
 struct ScalarProbe {

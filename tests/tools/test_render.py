@@ -257,10 +257,15 @@ def test_try_it_edits_are_counted_in_the_exercises_section(tmp_path: Path) -> No
         renderer(root, run_dir).render()
 
 
-def test_chapters_written_before_the_standard_are_only_checked_for_term_names(tmp_path: Path) -> None:
-    render.check_standard("(ch14-handoff)=\n## Next\n", "14", "chapter.md", terms=None)
+def test_chapters_13_to_16_meet_the_full_standard() -> None:
+    for number in ("13", "14", "15", "16"):
+        with pytest.raises(render.RenderError, match="exactly one {key-ideas} box"):
+            render.check_standard(f"(ch{number}-handoff)=\n## Next\n", number, "chapter.md", terms=None)
+
+
+def test_term_names_are_checked_even_where_the_rest_of_the_standard_passes() -> None:
     with pytest.raises(render.RenderError, match="is not in the glossary"):
-        render.check_standard("{term}`tape`", "14", "chapter.md", terms={"adjoint"})
+        render.check_standard("{term}`tape`", "98", "chapter.md", terms={"adjoint"})
 
 
 def test_chapter_ref_links_written_chapters_and_rejects_numbers_outside_the_course(tmp_path: Path) -> None:

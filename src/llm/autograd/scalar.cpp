@@ -200,8 +200,10 @@ BackwardPass Scalar::backward() {
 }
 
 BackwardPass Scalar::backward_with_seed(double seed) {
+  // region: scalar-reverse-preconditions
   if (!tracks_gradient()) throw ScalarError::untracked_output(operation());
   if (!std::isfinite(seed)) throw ScalarError::non_finite_seed(seed);
+  // endregion: scalar-reverse-preconditions
 
   const std::vector<Node*> order = topology();
   std::unordered_map<const Node*, std::size_t> index_of;
@@ -222,32 +224,32 @@ BackwardPass Scalar::backward_with_seed(double seed) {
       const ParentEdge& edge = parents[operand];
       const std::size_t parent = index_of.at(edge.parent.get());
       const double contribution = upstream * edge.local_derivative;
+      const bool parent_tracked = edge.parent->gradient.has_value();
+      // region: scalar-walk-checks
       if (!std::isfinite(contribution)) {
         throw ScalarError::non_finite_contribution(child, parent, operand, upstream,
                                                    edge.local_derivative);
       }
-      BackwardEdge record{.reverse_index = edges.size(),
-                          .child = child,
-                          .parent = parent,
-                          .operand = operand,
-                          .upstream = upstream,
-                          .local_derivative = edge.local_derivative,
-                          .contribution = contribution,
-                          .parent_tracked = edge.parent->gradient.has_value(),
-                          .parent_adjoint_before = std::nullopt,
-                          .parent_adjoint_after = std::nullopt};
-      // Add, never assign: each operand use is its own path to the parent.
-      if (record.parent_tracked) {
-        const double previous = adjoint[parent];
-        const double next = previous + contribution;
-        if (!std::isfinite(next)) {
-          throw ScalarError::non_finite_pass_adjoint(parent, previous, contribution);
-        }
-        adjoint[parent] = next;
-        record.parent_adjoint_before = previous;
-        record.parent_adjoint_after = next;
+      const double previous = adjoint[parent];
+      if (parent_tracked && !std::isfinite(previous + contribution)) {
+        throw ScalarError::non_finite_pass_adjoint(parent, previous, contribution);
       }
-      edges.push_back(record);
+      // endregion: scalar-walk-checks
+      // Add, never assign: each operand use is its own path to the parent.
+      if (parent_tracked) adjoint[parent] += contribution;
+      // region: scalar-walk-record
+      edges.push_back(BackwardEdge{
+          .reverse_index = edges.size(),
+          .child = child,
+          .parent = parent,
+          .operand = operand,
+          .upstream = upstream,
+          .local_derivative = edge.local_derivative,
+          .contribution = contribution,
+          .parent_tracked = parent_tracked,
+          .parent_adjoint_before = parent_tracked ? std::optional(previous) : std::nullopt,
+          .parent_adjoint_after = parent_tracked ? std::optional(adjoint[parent]) : std::nullopt});
+      // endregion: scalar-walk-record
     }
   }
 // endregion: scalar-reverse-walk
