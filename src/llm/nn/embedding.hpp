@@ -46,7 +46,9 @@ class Embedding {
 
   /// The table [V, D].
   const TensorValue& table() const noexcept { return table_; }
+  /// V: the number of rows, one per token ID.
   std::size_t vocabulary_size() const noexcept { return vocabulary_size_; }
+  /// D: the number of features per row.
   std::size_t width() const noexcept { return width_; }
   /// The layer's one parameter, named `weight`; a model adds it under its
   /// prefix (`token_embedding.weight`).

@@ -37,6 +37,7 @@ std::string_view layer_error_kind_name(LayerErrorKind kind);
 /// Fields a kind does not use are empty or zero.
 class LayerError : public Error {
  public:
+  /// Which fact failed.
   LayerErrorKind kind() const noexcept { return kind_; }
   /// The offending shape (table, weight, bias or input).
   const Shape& shape() const noexcept { return shape_; }

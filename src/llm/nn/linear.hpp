@@ -45,9 +45,13 @@ class Linear {
   /// @throws LayerError InputRank (rank zero), InputWidthMismatch.
   TensorValue forward(const TensorValue& input) const;
 
+  /// The weight W [in, out]: row i reads input feature i, column j writes output feature j.
   const TensorValue& weight() const noexcept { return weight_; }
+  /// The bias b [out], or nothing for a layer built with Bias::No.
   const std::optional<TensorValue>& bias() const noexcept { return bias_; }
+  /// in: the last extent every input must have.
   std::size_t input_width() const noexcept { return input_width_; }
+  /// out: the last extent of every output.
   std::size_t output_width() const noexcept { return output_width_; }
   /// in * out, plus out with a bias.
   std::size_t parameter_count() const noexcept;

@@ -37,6 +37,7 @@ std::string_view parameter_error_kind_name(ParameterErrorKind kind);
 /// kind does not use are empty or zero.
 class ParameterError : public Error {
  public:
+  /// Which fact failed.
   ParameterErrorKind kind() const noexcept { return kind_; }
   /// The offending name (InvalidName, DuplicateName, UnknownName, SnapshotMismatch,
   /// RejectedValue).
@@ -48,11 +49,13 @@ class ParameterError : public Error {
   std::size_t index() const noexcept { return index_; }
   /// InvalidName: the offending byte, 0 for an empty name or segment.
   std::uint8_t byte() const noexcept { return byte_; }
-  /// UpdateCountMismatch: entries required (the set's size) and supplied.
+  /// UpdateCountMismatch: entries required (the set's size).
   std::size_t expected() const noexcept { return expected_; }
+  /// UpdateCountMismatch: entries supplied.
   std::size_t actual() const noexcept { return actual_; }
-  /// The fans of an initializer request (ZeroFanIn ... ShapeProductOverflow).
+  /// The fan-in of an initializer request (ZeroFanOut ... ShapeProductOverflow).
   std::size_t fan_in() const noexcept { return fan_in_; }
+  /// The fan-out of an initializer request (ZeroFanIn, FanSumOverflow, ShapeProductOverflow).
   std::size_t fan_out() const noexcept { return fan_out_; }
   /// RejectedValue: the tape error's kind name, e.g. `assign-shape-mismatch`.
   std::string_view cause_kind() const noexcept { return cause_kind_; }

@@ -38,8 +38,8 @@ void validate_parameter_name(std::string_view name);
 
 /// One entry of a set: its full name and the parameter's handle.
 struct NamedParameter {
-  std::string name;
-  TensorValue parameter;
+  std::string name;       ///< the full dot-separated name
+  TensorValue parameter;  ///< the tape parameter (a handle to the shared node)
 };
 
 /// The values and gradients of every parameter of a set at one moment, in
@@ -47,9 +47,13 @@ struct NamedParameter {
 /// a value is immutable, so keeping its handle keeps it.
 class ParameterSnapshot {
  public:
+  /// How many parameters the snapshot holds.
   std::size_t size() const noexcept { return names_.size(); }
+  /// The name of parameter `index` (std::out_of_range past the end).
   const std::string& name(std::size_t index) const { return names_.at(index); }
+  /// The value parameter `index` had (shared, not copied).
   const SharedTensor& value(std::size_t index) const { return values_.at(index); }
+  /// A copy of the gradient parameter `index` had.
   const Tensor& gradient(std::size_t index) const { return gradients_.at(index); }
 
  private:
@@ -98,11 +102,16 @@ class ParameterSet {
   ///         SharedParameter; the set is unchanged.
   void add_all(std::string_view prefix, const ParameterSet& members);
 
+  /// The number of parameters.
   std::size_t size() const noexcept { return entries_.size(); }
+  /// Whether the set holds no parameter.
   bool empty() const noexcept { return entries_.empty(); }
-  /// The entry at `index` in declaration order. @throws std::out_of_range.
+  /// The entry at `index` in declaration order; an index not below size()
+  /// throws std::out_of_range.
   const NamedParameter& operator[](std::size_t index) const { return entries_.at(index); }
+  /// Iteration in declaration order.
   auto begin() const noexcept { return entries_.begin(); }
+  /// The end of the iteration.
   auto end() const noexcept { return entries_.end(); }
 
   /// The entry called `name`, or nullptr.
@@ -137,7 +146,8 @@ class ParameterSet {
 
   /// prepare_update(values).commit(): every parameter gets its new value,
   /// or, if any value is rejected, none does.
-  /// @throws as prepare_update; on a throw every parameter is unchanged.
+  /// @throws ParameterError UpdateCountMismatch or RejectedValue, exactly as
+  ///         prepare_update; on a throw every parameter is unchanged.
   void assign_all(std::vector<Tensor> values) const;
 
  private:
