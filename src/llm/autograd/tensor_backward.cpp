@@ -330,6 +330,13 @@ TensorBackwardTrace TensorValue::backward_with_trace(const Tensor& seed,
 
 // Zeroes in place: no allocation after the walk, so nothing can fail half-way.
 void TensorValue::zero_grad() const {
+  if (node_->operands.empty()) {  // a leaf reaches only itself: no walk, no allocation
+    if (node_->gradient) {
+      std::span<double> values = node_->gradient->mutable_values();
+      std::fill(values.begin(), values.end(), 0.0);
+    }
+    return;
+  }
   for (Node* node : ReversePass::topology(*node_)) {
     if (!node->gradient) continue;
     std::span<double> values = node->gradient->mutable_values();

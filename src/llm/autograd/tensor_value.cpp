@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <type_traits>
 #include <utility>
 
 #include "llm/autograd/recorder.hpp"
@@ -201,17 +202,49 @@ TensorValue TensorValue::labeled(std::string label) const {
 
 // region: tensor-assign
 void TensorValue::assign(Tensor value) {
+  PreparedAssignment prepared = prepare_assignment(std::move(value));
+  commit_assignment(prepared);
+}
+
+PreparedAssignment TensorValue::prepare_assignment(Tensor value) const {
   if (!is_parameter()) throw TensorAutodiffError::not_a_parameter(node_->operation);
   if (value.shape() != node_->value.shape()) {
     throw TensorAutodiffError::assign_shape_mismatch(value.shape(), node_->value.shape());
   }
   require_finite_leaf(TensorOperation::Parameter, value);
-  SharedTensor replacement(std::move(value));
+  return PreparedAssignment(*this, SharedTensor(std::move(value)), std::nullopt);
+}
+
+PreparedAssignment TensorValue::prepare_restore(SharedTensor value, Tensor gradient) const {
+  if (!is_parameter()) throw TensorAutodiffError::not_a_parameter(node_->operation);
+  if (value.shape() != node_->value.shape()) {
+    throw TensorAutodiffError::assign_shape_mismatch(value.shape(), node_->value.shape());
+  }
+  if (gradient.shape() != node_->value.shape()) {
+    throw TensorAutodiffError::assign_shape_mismatch(gradient.shape(), node_->value.shape());
+  }
+  if (auto index = tape_detail::first_non_finite(value.view())) {
+    std::vector<std::size_t> coordinate = coordinate_from_offset(value.shape(), *index);
+    const double bad = value.at(coordinate);
+    throw TensorAutodiffError::non_finite_leaf(TensorOperation::Parameter, value.shape(),
+                                               std::move(coordinate), bad);
+  }
+  require_finite_leaf(TensorOperation::Parameter, gradient);
+  return PreparedAssignment(*this, std::move(value), std::move(gradient));
+}
+
+void TensorValue::commit_assignment(PreparedAssignment& prepared) noexcept {
+  static_assert(std::is_nothrow_swappable_v<SharedTensor>);
+  static_assert(std::is_nothrow_swappable_v<Tensor>);
+  if (prepared.committed_) return;
+  Node& node = *prepared.parameter_.node_;
   // Commit: operations that recorded the old version, and every handle that
   // value() returned, keep the old storage; the version tells a later pass
   // that those operations are stale.
-  std::swap(node_->value, replacement);
-  ++node_->version;
+  std::swap(node.value, prepared.value_);
+  if (prepared.gradient_) std::swap(*node.gradient, *prepared.gradient_);
+  ++node.version;
+  prepared.committed_ = true;
 }
 // endregion: tensor-assign
 

@@ -272,6 +272,7 @@ struct TensorBackwardTrace {
 // endregion: tensor-backward-trace
 
 struct RecordedOperand;
+class PreparedAssignment;
 
 // region: tensor-value-class
 /// A handle to one node of the tensor tape: a value, the operation that made
@@ -337,6 +338,25 @@ class TensorValue {
   /// value() before the call keep the old value.
   /// @throws TensorAutodiffError NotAParameter, AssignShapeMismatch, or NonFiniteLeaf.
   void assign(Tensor value);
+
+  // region: prepared-assignment-declarations
+  /// The first half of assign(), for updating many parameters all or nothing
+  /// (chapter 17): checks `value` exactly as assign() does and stores it,
+  /// changing nothing. commit_assignment() then installs it without throwing.
+  /// @throws TensorAutodiffError NotAParameter, AssignShapeMismatch, or NonFiniteLeaf.
+  PreparedAssignment prepare_assignment(Tensor value) const;
+  /// Like prepare_assignment, for a restore: `value` (any layout, e.g. a
+  /// value() read earlier) and `gradient` replace the value and the stored
+  /// gradient together (chapter 17).
+  /// @throws TensorAutodiffError NotAParameter, AssignShapeMismatch (value or
+  ///         gradient), or NonFiniteLeaf (value or gradient).
+  PreparedAssignment prepare_restore(SharedTensor value, Tensor gradient) const;
+  /// The second half: installs a prepared value (and gradient) and increments
+  /// the parameter's version, as assign() does. Swaps handles only, so it
+  /// cannot throw. A prepared assignment is installed once; committing it
+  /// again does nothing.
+  static void commit_assignment(PreparedAssignment& prepared) noexcept;
+  // endregion: prepared-assignment-declarations
 
   /// A new untracked leaf sharing the same value (no copy) and no operand:
   /// the gradient flow stops here.
@@ -524,6 +544,30 @@ class TensorValue {
   std::shared_ptr<Node> node_;
 };
 // endregion: tensor-value-class
+
+// region: prepared-assignment
+/// A parameter's replacement value, already checked and stored by
+/// TensorValue::prepare_assignment or prepare_restore, waiting for
+/// TensorValue::commit_assignment (chapter 17). Only the tape makes one.
+class PreparedAssignment {
+ public:
+  /// The parameter the value is for.
+  const TensorValue& parameter() const noexcept { return parameter_; }
+  /// Whether commit_assignment() has installed it already.
+  bool committed() const noexcept { return committed_; }
+
+ private:
+  friend class TensorValue;
+  PreparedAssignment(TensorValue parameter, SharedTensor value,
+                     std::optional<Tensor> gradient) noexcept
+      : parameter_(std::move(parameter)), value_(std::move(value)), gradient_(std::move(gradient)) {}
+
+  TensorValue parameter_;
+  SharedTensor value_;
+  std::optional<Tensor> gradient_;  // present for a restore
+  bool committed_ = false;
+};
+// endregion: prepared-assignment
 
 // region: no-grad-scope
 /// While an object of this type lives, operations on the current thread record

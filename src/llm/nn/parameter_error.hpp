@@ -1,0 +1,85 @@
+// The typed error of parameters, parameter sets and initialization
+// (area `parameter`). Taught in chapter 17.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "llm/error.hpp"
+
+namespace llm {
+
+// region: parameter-error-kinds
+/// What a parameter name, a parameter set, an update or an initializer rejected.
+enum class ParameterErrorKind {
+  InvalidName,           ///< a name is empty, has an empty dot-separated segment, or a
+                         ///< byte other than a-z, 0-9, `_` and `.`
+  DuplicateName,         ///< a set already holds a parameter of that name
+  UnknownName,           ///< a set holds no parameter of that name
+  NotAParameter,         ///< a handle added to a set is not a tape parameter
+  UpdateCountMismatch,   ///< an update or a snapshot does not have one entry per parameter
+  SnapshotMismatch,      ///< a snapshot's names differ from the set's, in order
+  RejectedValue,         ///< the tape rejected one new value (shape or finiteness)
+  ZeroFanIn,             ///< an initializer was asked for fan-in 0
+  ZeroFanOut,            ///< an initializer was asked for fan-out 0
+  FanSumOverflow,        ///< fan-in + fan-out does not fit size_t
+  ShapeProductOverflow,  ///< fan-in * fan-out does not fit size_t
+};
+// endregion: parameter-error-kinds
+
+/// Stable kebab-case name of a kind, e.g. `duplicate-name`.
+std::string_view parameter_error_kind_name(ParameterErrorKind kind);
+
+/// An error of area `parameter`. Thrown only while validating: a set, a
+/// generator and every parameter are bit-for-bit as before the call. Fields a
+/// kind does not use are empty or zero.
+class ParameterError : public Error {
+ public:
+  ParameterErrorKind kind() const noexcept { return kind_; }
+  /// The offending name (InvalidName, DuplicateName, UnknownName, SnapshotMismatch,
+  /// RejectedValue).
+  const std::string& name() const noexcept { return name_; }
+  /// InvalidName: the byte offset of the fault (the name's length for a
+  /// trailing dot). DuplicateName: the position of the earlier parameter.
+  /// SnapshotMismatch, RejectedValue: the parameter's position in the set.
+  std::size_t index() const noexcept { return index_; }
+  /// InvalidName: the offending byte, 0 for an empty name or segment.
+  std::uint8_t byte() const noexcept { return byte_; }
+  /// UpdateCountMismatch: entries required (the set's size) and supplied.
+  std::size_t expected() const noexcept { return expected_; }
+  std::size_t actual() const noexcept { return actual_; }
+  /// The fans of an initializer request (ZeroFanIn ... ShapeProductOverflow).
+  std::size_t fan_in() const noexcept { return fan_in_; }
+  std::size_t fan_out() const noexcept { return fan_out_; }
+  /// RejectedValue: the tape error's kind name, e.g. `assign-shape-mismatch`.
+  std::string_view cause_kind() const noexcept { return cause_kind_; }
+
+  static ParameterError invalid_name(std::string name, std::size_t index, std::uint8_t byte);
+  static ParameterError duplicate_name(std::string name, std::size_t first);
+  static ParameterError unknown_name(std::string name);
+  static ParameterError not_a_parameter(std::string name);
+  static ParameterError update_count_mismatch(std::size_t expected, std::size_t actual);
+  static ParameterError snapshot_mismatch(std::string name, std::size_t index);
+  static ParameterError rejected_value(std::string name, std::size_t index, const Error& cause);
+  static ParameterError zero_fan_in(std::size_t fan_out);
+  static ParameterError zero_fan_out(std::size_t fan_in);
+  static ParameterError fan_sum_overflow(std::size_t fan_in, std::size_t fan_out);
+  static ParameterError shape_product_overflow(std::size_t fan_in, std::size_t fan_out);
+
+ private:
+  ParameterError(ParameterErrorKind kind, const std::string& message);
+
+  ParameterErrorKind kind_;
+  std::string name_;
+  std::size_t index_ = 0;
+  std::uint8_t byte_ = 0;
+  std::size_t expected_ = 0;
+  std::size_t actual_ = 0;
+  std::size_t fan_in_ = 0;
+  std::size_t fan_out_ = 0;
+  std::string_view cause_kind_;
+};
+
+}  // namespace llm

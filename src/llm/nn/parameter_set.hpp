@@ -1,0 +1,146 @@
+// Named parameters: the set a model and each of its layers report, with
+// validated dot-separated names in declaration order, zero_grad over every
+// parameter, snapshot and restore, and an all-or-nothing update of many
+// parameters. Taught in chapter 17; every later chapter's layers and the
+// optimizer of chapter 22 use it.
+//
+// A parameter is a plain TensorValue::parameter handle; a set holds copies of
+// the handles (the same tape nodes), so a set is a list of names, not a
+// container of values. A layer reports its own parameters under short names
+// (`weight`, `bias`) and the model adds them under the layer's prefix:
+// `decoder.block.0.attention.query` + `weight` gives
+// `decoder.block.0.attention.query.weight`. Composition, not a class
+// hierarchy: whatever can list its parameters can be trained.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llm/autograd/tensor_value.hpp"
+#include "llm/nn/parameter_error.hpp"
+#include "llm/tensor/shared_tensor.hpp"
+#include "llm/tensor/tensor.hpp"
+
+namespace llm {
+
+// region: parameter-name-grammar
+/// Checks a parameter name: one or more non-empty segments separated by
+/// dots, each made of the bytes a-z, 0-9 and `_` (`block_0.attention.query`).
+/// The first fault in byte order is reported.
+/// @throws ParameterError InvalidName with index() the fault's byte offset
+///         (the length for a trailing dot) and byte() the offending byte
+///         (0 for an empty name or segment).
+void validate_parameter_name(std::string_view name);
+// endregion: parameter-name-grammar
+
+/// One entry of a set: its full name and the parameter's handle.
+struct NamedParameter {
+  std::string name;
+  TensorValue parameter;
+};
+
+/// The values and gradients of every parameter of a set at one moment, in
+/// the set's order (ParameterSet::snapshot). Values are shared, never copied:
+/// a value is immutable, so keeping its handle keeps it.
+class ParameterSnapshot {
+ public:
+  std::size_t size() const noexcept { return names_.size(); }
+  const std::string& name(std::size_t index) const { return names_.at(index); }
+  const SharedTensor& value(std::size_t index) const { return values_.at(index); }
+  const Tensor& gradient(std::size_t index) const { return gradients_.at(index); }
+
+ private:
+  friend class ParameterSet;
+  std::vector<std::string> names_;
+  std::vector<SharedTensor> values_;
+  std::vector<Tensor> gradients_;
+};
+
+// region: parameter-update-class
+/// New values for every parameter of a set, each already checked and stored
+/// (ParameterSet::prepare_update). commit() installs them all with
+/// operations that cannot throw, so an update lands whole or not at all.
+class ParameterUpdate {
+ public:
+  /// How many parameters the update replaces.
+  std::size_t size() const noexcept { return prepared_.size(); }
+  /// Whether commit() has run.
+  bool committed() const noexcept { return committed_; }
+  /// Installs every prepared value (each parameter's version increments);
+  /// a second call does nothing.
+  void commit() noexcept;
+
+ private:
+  friend class ParameterSet;
+  std::vector<PreparedAssignment> prepared_;
+  bool committed_ = false;
+};
+// endregion: parameter-update-class
+
+// region: parameter-set-class
+/// A duplicate-free, declaration-ordered list of named parameters.
+class ParameterSet {
+ public:
+  /// Appends `parameter` under `name`.
+  /// @throws ParameterError InvalidName, DuplicateName (index() is the
+  ///         earlier entry), NotAParameter; the set is unchanged.
+  void add(std::string name, const TensorValue& parameter);
+
+  /// Appends every entry of `members`, in its order, as `prefix.name`: a
+  /// layer's set added under its place in the model. Every new name is
+  /// checked before any is added.
+  /// @throws ParameterError InvalidName (of the prefix), DuplicateName; the
+  ///         set is unchanged.
+  void add_all(std::string_view prefix, const ParameterSet& members);
+
+  std::size_t size() const noexcept { return entries_.size(); }
+  bool empty() const noexcept { return entries_.empty(); }
+  /// The entry at `index` in declaration order. @throws std::out_of_range.
+  const NamedParameter& operator[](std::size_t index) const { return entries_.at(index); }
+  auto begin() const noexcept { return entries_.begin(); }
+  auto end() const noexcept { return entries_.end(); }
+
+  /// The entry called `name`, or nullptr.
+  const NamedParameter* find(std::string_view name) const noexcept;
+  /// The parameter called `name`. @throws ParameterError UnknownName.
+  const TensorValue& at(std::string_view name) const;
+  /// The position of `name` in declaration order. @throws ParameterError UnknownName.
+  std::size_t index_of(std::string_view name) const;
+
+  /// Sets every parameter's gradient to zero in place, whether or not the
+  /// last loss reached it (TensorValue::zero_grad on a loss misses a
+  /// parameter the loss does not use). Allocates nothing, so cannot fail.
+  void zero_grad() const noexcept;
+
+  /// Every parameter's value (shared) and gradient (copied), in order.
+  /// @throws TensorError AllocationFailed if a gradient copy cannot be made.
+  ParameterSnapshot snapshot() const;
+
+  /// Puts back the values and gradients of `snapshot`; each parameter's
+  /// version increments, so graphs recorded since are stale. Every entry is
+  /// checked and copied before any is installed.
+  /// @throws ParameterError UpdateCountMismatch, SnapshotMismatch (names or
+  ///         order differ), RejectedValue (shapes differ); nothing changes.
+  void restore(const ParameterSnapshot& snapshot) const;
+
+  /// Checks and stores `values[i]` as the new value of parameter i, changing
+  /// nothing yet. The first half of an all-or-nothing update.
+  /// @throws ParameterError UpdateCountMismatch, then RejectedValue naming the
+  ///         first parameter whose value has another shape or a NaN or an
+  ///         infinity (cause_kind() says which).
+  ParameterUpdate prepare_update(std::vector<Tensor> values) const;
+
+  /// prepare_update(values).commit(): every parameter gets its new value,
+  /// or, if any value is rejected, none does.
+  /// @throws as prepare_update; on a throw every parameter is unchanged.
+  void assign_all(std::vector<Tensor> values) const;
+
+ private:
+  std::vector<NamedParameter> entries_;
+};
+// endregion: parameter-set-class
+
+}  // namespace llm
