@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "llm/format.hpp"
-#include "llm/training/shuffle_generator.hpp"
+#include "llm/nn/init.hpp"
 
 namespace llm {
 
@@ -93,7 +93,7 @@ std::optional<std::span<const TokenId>> MiniBatch::target_row(std::size_t row) c
 
 // region: seeded-shuffle
 void shuffle_positions(std::span<std::size_t> positions, std::uint64_t seed) noexcept {
-  ShuffleGenerator generator(seed);
+  SplitMix64 generator(seed);
   for (std::size_t i = positions.size(); i-- > 1;) {
     // A uniform j in [0, i]: reject the lowest (2^64 mod n) draws, so that
     // the accepted range is a whole number of copies of [0, n).
