@@ -228,6 +228,7 @@ TokenMean TokenMeanAccumulator::finish() const {
 }
 // endregion: token-mean-accumulation
 
+// region: batch-average
 TokenMean MiniBatch::average(std::span<const TokenContribution> contributions) const {
   if (contributions.size() != token_count()) {
     throw BatchError(BatchErrorKind::ContributionCountMismatch,
@@ -239,5 +240,6 @@ TokenMean MiniBatch::average(std::span<const TokenContribution> contributions) c
   for (const TokenContribution& contribution : contributions) accumulator.add_token(contribution);
   return accumulator.finish();
 }
+// endregion: batch-average
 
 }  // namespace llm
