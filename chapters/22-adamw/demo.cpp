@@ -115,7 +115,16 @@ int main(int argc, char** argv) try {
                                  {"updates", updates},
                                  {"probe", update_json(probe)},
                                  {"trajectory", trajectory},
-                                 {"history", {{"sgd", history.sgd},
+                                 {"asymmetric", {{"betas", ch22::kAsymmetricBetas},
+                                                 {"gradients", ch22::kAsymmetricGradients},
+                                                 {"step", update_json(ch22::asymmetric_second_step(
+                                                              ch22::kAsymmetricBetas[0], ch22::kAsymmetricBetas[1]))},
+                                                 {"swapped", update_json(ch22::asymmetric_second_step(
+                                                                 ch22::kAsymmetricBetas[1], ch22::kAsymmetricBetas[0]))}}},
+                                 {"history", {{"start", 1.0},
+                                              {"gradients", ch22::kHistoricalGradients},
+                                              {"momentum_rate", ch22::kMomentumRate},
+                                              {"sgd", history.sgd},
                                               {"momentum", history.momentum},
                                               {"adam_l2", history.adam_l2},
                                               {"adamw", history.adamw}}}});

@@ -137,6 +137,22 @@ std::vector<TrajectoryPoint> anisotropic_trajectory() {
 }
 // endregion: anisotropic-trajectory
 
+// region: asymmetric-betas
+llm::AdamWParameterUpdate asymmetric_second_step(double beta1, double beta2) {
+  const llm::TensorValue weight = parameter({1.0, -2.0});
+  llm::ParameterSet parameters;
+  parameters.add("decoder.output.weight", weight);
+  llm::AdamW optimizer(llm::AdamWConfig::create(kLearningRate, beta1, beta2, kEpsilon, kWeightDecay));
+  llm::AdamWStep step;
+  for (const std::array<double, 2>& gradient : kAsymmetricGradients) {
+    add_gradient(weight, {gradient[0], gradient[1]});
+    step = optimizer.step_with_trace(parameters);
+    parameters.zero_grad();
+  }
+  return step.updates[0];
+}
+// endregion: asymmetric-betas
+
 // region: historical-optimizer-road
 namespace {
 

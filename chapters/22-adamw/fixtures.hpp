@@ -58,4 +58,11 @@ struct HistoricalUpdates {
 };
 HistoricalUpdates historical_updates();
 
+/// The chapter's betas are equal, so a bug that swaps beta1 and beta2 cannot
+/// show in its output. This case uses beta1 = 0.9, beta2 = 0.999 and two
+/// different gradients on [1, -2]; it returns the second step's update.
+inline constexpr std::array<double, 2> kAsymmetricBetas = {0.9, 0.999};
+inline constexpr std::array<std::array<double, 2>, 2> kAsymmetricGradients = {{{0.2, -0.4}, {-0.1, 0.3}}};
+llm::AdamWParameterUpdate asymmetric_second_step(double beta1, double beta2);
+
 }  // namespace ch22

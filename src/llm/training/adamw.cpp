@@ -70,6 +70,7 @@ double checked(double value, const std::string& name, std::size_t element, std::
 
 }  // namespace
 
+// region: adamw-config-create
 AdamWConfig AdamWConfig::create(double learning_rate, double beta1, double beta2, double epsilon,
                                 double weight_decay) {
   // region: adamw-configuration-checks
@@ -101,6 +102,7 @@ AdamWConfig AdamWConfig::create(double learning_rate, double beta1, double beta2
   }
   return AdamWConfig(learning_rate, beta1, beta2, epsilon, weight_decay);
 }
+// endregion: adamw-config-create
 
 AdamWParameterGroups AdamWParameterGroups::create(const std::vector<std::string>& decay,
                                                   const std::vector<std::string>& no_decay) {
