@@ -45,18 +45,22 @@ Tensor xavier_uniform(std::size_t fan_in, std::size_t fan_out, SplitMix64& gener
 }
 // endregion: xavier-uniform-impl
 
+// region: add-xavier-uniform
 TensorValue add_xavier_uniform(ParameterSet& set, std::string name, std::size_t fan_in,
                                std::size_t fan_out, SplitMix64& generator) {
+  // region: add-xavier-uniform-name-checks
   validate_parameter_name(name);
   if (set.find(name) != nullptr) {
     const std::size_t first = set.index_of(name);
     throw ParameterError::duplicate_name(std::move(name), first);
   }
-  SplitMix64 trial = generator;
+  // endregion: add-xavier-uniform-name-checks
+  SplitMix64 trial = generator;  // the name is fine: draw on a copy
   TensorValue parameter = TensorValue::parameter(xavier_uniform(fan_in, fan_out, trial));
   set.add(std::move(name), parameter);
-  generator = trial;
+  generator = trial;  // everything succeeded: only now does the caller's stream move
   return parameter;
 }
+// endregion: add-xavier-uniform
 
 }  // namespace llm

@@ -14,8 +14,7 @@ namespace llm {
 // region: parameter-error-kinds
 /// What a parameter name, a parameter set, an update or an initializer rejected.
 enum class ParameterErrorKind {
-  InvalidName,           ///< a name is empty, has an empty dot-separated segment, or a
-                         ///< byte other than a-z, 0-9, `_` and `.`
+  InvalidName,           ///< a name is empty, has an empty segment, or a byte outside a-z 0-9 _ .
   DuplicateName,         ///< a set already holds a parameter of that name
   UnknownName,           ///< a set holds no parameter of that name
   NotAParameter,         ///< a handle added to a set is not a tape parameter
