@@ -92,7 +92,10 @@ int main(int argc, char** argv) try {
   for (int k = -16; k <= 16; ++k) grid.push_back(k / 4.0);
   const ch20::ActivationContrast curves = ch20::activation_contrast(grid);
   demo::write_trace(trace_path,
-                    {{"worked", pass_json(pass)},
+                    {{"weights", {{"gate", tensor_json(llm::Tensor({2, 3}, {ch20::kGateWeight.begin(), ch20::kGateWeight.end()}))},
+                                  {"up", tensor_json(llm::Tensor({2, 3}, {ch20::kUpWeight.begin(), ch20::kUpWeight.end()}))},
+                                  {"down", tensor_json(llm::Tensor({3, 2}, {ch20::kDownWeight.begin(), ch20::kDownWeight.end()}))}}},
+                     {"worked", pass_json(pass)},
                      {"asymmetric", pass_json(ch20::worked_pass(ch20::kAsymmetricInput, ch20::kAsymmetricUpstream))},
                      {"curves", {{"x", curves.inputs}, {"tanh", curves.tanh}, {"relu", curves.relu}, {"silu", curves.silu}}},
                      {"unchanged", {{"before", checks.unchanged_before}, {"after", checks.unchanged_after}}}});
