@@ -44,6 +44,7 @@ class SwiGluError : public Error {
  public:
   SwiGluError(SwiGluErrorKind kind, const std::string& message)
       : Error("layer", swiglu_error_kind_name(kind), message), kind_(kind) {}
+  /// What was rejected.
   SwiGluErrorKind kind() const noexcept { return kind_; }
 
  private:
@@ -72,8 +73,9 @@ class SwiGlu {
 
   /// A new block with Xavier-uniform weights drawn from `generator` in the
   /// order gate, up, down. On any throw the generator is unchanged.
-  /// @throws LayerError ZeroInputWidth, ZeroOutputWidth; ParameterError and
-  ///         TensorError as Linear::initialized.
+  /// @throws LayerError ZeroInputWidth, ZeroOutputWidth (a width is 0).
+  /// @throws ParameterError FanSumOverflow, ShapeProductOverflow (a width is absurd).
+  /// @throws TensorError AllocationFailed.
   static SwiGlu initialized(std::size_t input_width, std::size_t hidden_width,
                             std::size_t output_width, SplitMix64& generator);
 
@@ -84,8 +86,11 @@ class SwiGlu {
   /// forward(), keeping every intermediate node.
   SwiGluPass forward_with_intermediates(const TensorValue& input) const;
 
+  /// The gate projection [in, hidden], whose output goes through SiLU.
   const Linear& gate() const noexcept { return gate_; }
+  /// The up projection [in, hidden], the values the gate scales.
   const Linear& up() const noexcept { return up_; }
+  /// The down projection [hidden, out].
   const Linear& down() const noexcept { return down_; }
   /// in * hidden * 2 + hidden * out.
   std::size_t parameter_count() const noexcept;

@@ -57,6 +57,7 @@ class AdamWError : public Error {
  public:
   AdamWError(AdamWErrorKind kind, const std::string& message)
       : Error("adamw", adamw_error_kind_name(kind), message), kind_(kind) {}
+  /// What was rejected.
   AdamWErrorKind kind() const noexcept { return kind_; }
 
  private:
@@ -68,20 +69,25 @@ class AdamWError : public Error {
 /// The five validated hyperparameters of one AdamW optimizer.
 class AdamWConfig {
  public:
-  /// @throws AdamWError, checked in this order: InvalidLearningRate (eta
-  ///         must be finite and > 0), InvalidBeta1, InvalidBeta2 (each finite
-  ///         in [0, 1)), InvalidEpsilon (finite and > 0), InvalidWeightDecay
-  ///         (finite and >= 0), InvalidDecayProduct (lambda > 0 and the
-  ///         double eta * lambda is infinite, 0 after underflow, or >= 1, so
-  ///         that a step would not shrink, would flip the sign, or would wipe
-  ///         the parameter out).
+  /// Checks, in this order: eta finite and > 0; beta1 and beta2 finite in
+  /// [0, 1); epsilon finite and > 0; lambda finite and >= 0; with lambda > 0,
+  /// the double eta * lambda neither infinite, nor 0 after underflow, nor
+  /// >= 1 (a step would then not shrink, would wipe the parameter out, or
+  /// would flip its sign).
+  /// @throws AdamWError InvalidLearningRate, InvalidBeta1, InvalidBeta2,
+  ///         InvalidEpsilon, InvalidWeightDecay, InvalidDecayProduct.
   static AdamWConfig create(double learning_rate, double beta1, double beta2, double epsilon,
                             double weight_decay);
 
+  /// eta: the step size, finite and > 0.
   double learning_rate() const noexcept { return learning_rate_; }
+  /// beta1: the share of the previous first moment each step keeps, in [0, 1).
   double beta1() const noexcept { return beta1_; }
+  /// beta2: the share of the previous second moment each step keeps, in [0, 1).
   double beta2() const noexcept { return beta2_; }
+  /// epsilon: added to sqrt(v^) in the denominator, finite and > 0.
   double epsilon() const noexcept { return epsilon_; }
+  /// lambda: the decay coefficient of the decay group, finite and >= 0.
   double weight_decay() const noexcept { return weight_decay_; }
   /// eta * lambda as a double: the fraction of a decayed parameter removed per step.
   double decay_product() const noexcept { return learning_rate_ * weight_decay_; }
@@ -127,7 +133,7 @@ class AdamWParameterGroups {
 /// The first and second moments of one parameter, one value per element,
 /// kept under the parameter's name (not its position in the set).
 struct AdamWMoments {
-  Shape shape;
+  Shape shape;                 ///< the parameter's shape when the moments were made
   std::vector<double> first;   ///< m_t, zero before the first step
   std::vector<double> second;  ///< v_t, zero before the first step
 
@@ -138,8 +144,8 @@ struct AdamWMoments {
 /// Every intermediate of one parameter's update, for chapter 22's demo and
 /// its figures. Vectors have one entry per element of the parameter.
 struct AdamWParameterUpdate {
-  std::string name;
-  Shape shape;
+  std::string name;                ///< the parameter's full name
+  Shape shape;                     ///< its shape
   bool decay_applied = false;      ///< in the decay group (lambda > 0 applies)
   std::vector<double> before;      ///< theta_{t-1}
   std::vector<double> gradient;    ///< g_t (the stored gradient, unchanged by the step)
@@ -182,6 +188,7 @@ class AdamW {
   /// step(), also returning every intermediate.
   AdamWStep step_with_trace(const ParameterSet& parameters);
 
+  /// The hyperparameters every step uses.
   const AdamWConfig& config() const noexcept { return config_; }
   /// The number of committed steps.
   std::uint64_t step_count() const noexcept { return step_count_; }

@@ -55,6 +55,7 @@ class BatchError : public Error {
  public:
   BatchError(BatchErrorKind kind, const std::string& message)
       : Error("mini-batch", batch_error_kind_name(kind), message), kind_(kind) {}
+  /// What was rejected.
   BatchErrorKind kind() const noexcept { return kind_; }
 
  private:
@@ -69,7 +70,9 @@ class BatchError : public Error {
 struct BatchOrder {
   std::optional<std::uint64_t> seed;  ///< empty: sequential
 
+  /// Document order, then increasing start.
   static BatchOrder sequential() { return {}; }
+  /// A Fisher-Yates permutation drawn from SplitMix64(seed).
   static BatchOrder shuffled(std::uint64_t seed) { return {seed}; }
 };
 
@@ -81,6 +84,7 @@ class MiniBatchConfig {
 
   /// The largest number of rows a batch may hold; the last batch may hold fewer.
   std::size_t batch_size() const noexcept { return batch_size_; }
+  /// Sequential, or shuffled with a seed.
   BatchOrder order() const noexcept { return order_; }
 
  private:
@@ -93,9 +97,9 @@ class MiniBatchConfig {
 /// view of its tokens ([BOS, content..., EOS] from chapter 5). The view must
 /// outlive MiniBatchEpoch::build; batches copy the tokens they use.
 struct BatchDocument {
-  std::string_view id;
-  Partition partition = Partition::Train;
-  std::span<const TokenId> token_ids;
+  std::string_view id;                     ///< the document's name, not empty, unique in an epoch
+  Partition partition = Partition::Train;  ///< must be the epoch's partition
+  std::span<const TokenId> token_ids;      ///< [BOS, content..., EOS]
 };
 // endregion: batch-configuration
 
@@ -161,16 +165,19 @@ class MiniBatchEpoch {
   /// each batch of at most `config.batch_size()` names into a MiniBatch.
   /// The number of batches is ceil(windows / batch_size); an epoch of zero
   /// windows has no batch.
-  /// @throws BatchError, before any window is named: EmptyDocumentId,
-  ///         PartitionMismatch (a document outside `partition`),
-  ///         DuplicateDocumentId, then CountOverflow.
+  /// Every document is checked before any window is named.
+  /// @throws BatchError EmptyDocumentId, PartitionMismatch (a document
+  ///         outside `partition`), DuplicateDocumentId, then CountOverflow.
   static MiniBatchEpoch build(Partition partition, std::span<const BatchDocument> documents,
                               const CausalWindowConfig& window_config, const MiniBatchConfig& config);
 
+  /// The partition every window comes from.
   Partition partition() const noexcept { return partition_; }
+  /// T, the length of every row.
   std::size_t context_length() const noexcept { return context_length_; }
   /// The number of complete windows over all documents.
   std::size_t window_count() const noexcept { return window_count_; }
+  /// The batches in order: all full except possibly the last.
   const std::vector<MiniBatch>& batches() const noexcept { return batches_; }
 
   bool operator==(const MiniBatchEpoch&) const = default;
@@ -201,7 +208,9 @@ class TokenContribution {
   ///         NonFiniteGradient (naming the first bad coordinate).
   static TokenContribution create(double loss, std::vector<double> gradient);
 
+  /// The token's loss, e.g. its negative log-probability (finite).
   double loss() const noexcept { return loss_; }
+  /// d loss / d parameters, one finite value per coordinate.
   std::span<const double> gradient() const noexcept { return gradient_; }
 
  private:
@@ -214,8 +223,11 @@ class TokenContribution {
 /// The mean loss and mean gradient over `token_count` target tokens.
 class TokenMean {
  public:
+  /// The denominator: how many target tokens were averaged.
   std::size_t token_count() const noexcept { return token_count_; }
+  /// The loss sum divided by token_count().
   double mean_loss() const noexcept { return mean_loss_; }
+  /// Each gradient sum divided by token_count().
   std::span<const double> mean_gradient() const noexcept { return mean_gradient_; }
   bool operator==(const TokenMean&) const = default;
 
@@ -248,8 +260,11 @@ class TokenMeanAccumulator {
   /// @throws BatchError EmptyAccumulator when no token was added.
   TokenMean finish() const;
 
+  /// The number of tokens added so far, over every merged piece.
   std::size_t token_count() const noexcept { return token_count_; }
+  /// The raw sum of the added losses.
   double loss_sum() const noexcept { return loss_sum_; }
+  /// The raw sum of the added gradients, coordinate by coordinate.
   std::span<const double> gradient_sums() const noexcept { return gradient_sums_; }
   bool operator==(const TokenMeanAccumulator&) const = default;
 
