@@ -86,6 +86,23 @@ TEST(ParameterSet, RejectsDuplicatesBadNamesAndNonParametersUnchanged) {
   EXPECT_EQ(set.size(), 2u);
 }
 
+TEST(ParameterSet, ListsASharedNodeOnlyOnce) {
+  const TensorValue tied = parameter_of({2, 2}, {1, 2, 3, 4});
+  ParameterSet set;
+  set.add("token_embedding.weight", tied);
+  const auto shared =
+      capture_error<ParameterError>([&] { set.add("output_projection.weight", tied); });
+  EXPECT_EQ(shared->kind(), ParameterErrorKind::SharedParameter);
+  EXPECT_EQ(shared->index(), 0u);
+  EXPECT_EQ(shared->first_name(), "token_embedding.weight");
+  ParameterSet layer;
+  layer.add("weight", tied);
+  EXPECT_EQ(capture_error<ParameterError>([&] { set.add_all("output_projection", layer); })
+                ->kind(),
+            ParameterErrorKind::SharedParameter);
+  EXPECT_EQ(set.size(), 1u);
+}
+
 TEST(ParameterSet, AddAllPutsALayersNamesUnderItsPrefix) {
   ParameterSet layer;
   layer.add("weight", parameter_of({2, 2}, {1, 2, 3, 4}));

@@ -8,6 +8,7 @@ namespace llm {
 // region: linear-construct
 Linear::Linear(TensorValue weight, std::optional<TensorValue> bias)
     : weight_(std::move(weight)), bias_(std::move(bias)) {
+  // region: linear-parameter-checks
   if (!weight_.is_parameter()) throw LayerError::not_a_parameter("linear weight");
   const Shape shape = weight_.shape();
   if (shape.size() != 2) throw LayerError::weight_rank(shape);
@@ -23,6 +24,7 @@ Linear::Linear(TensorValue weight, std::optional<TensorValue> bias)
       throw LayerError::bias_width_mismatch(bias_shape, output_width_);
     }
   }
+  // endregion: linear-parameter-checks
 }
 
 Linear Linear::initialized(std::size_t input_width, std::size_t output_width, Bias bias,

@@ -12,6 +12,8 @@ std::string_view parameter_error_kind_name(ParameterErrorKind kind) {
       return "invalid-name";
     case ParameterErrorKind::DuplicateName:
       return "duplicate-name";
+    case ParameterErrorKind::SharedParameter:
+      return "shared-parameter";
     case ParameterErrorKind::UnknownName:
       return "unknown-name";
     case ParameterErrorKind::NotAParameter:
@@ -72,6 +74,18 @@ ParameterError ParameterError::duplicate_name(std::string name, std::size_t firs
                        "parameter name " + quoted(name) + " is already taken by parameter " +
                            std::to_string(first) + " of the set");
   error.name_ = std::move(name);
+  error.index_ = first;
+  return error;
+}
+
+ParameterError ParameterError::shared_parameter(std::string name, std::string first_name,
+                                                std::size_t first) {
+  ParameterError error(ParameterErrorKind::SharedParameter,
+                       "the parameter offered as " + quoted(name) + " is already parameter " +
+                           std::to_string(first) + " " + quoted(first_name) +
+                           " of the set; list a shared (tied) parameter once");
+  error.name_ = std::move(name);
+  error.first_name_ = std::move(first_name);
   error.index_ = first;
   return error;
 }

@@ -16,6 +16,7 @@ namespace llm {
 enum class ParameterErrorKind {
   InvalidName,           ///< a name is empty, has an empty segment, or a byte outside a-z 0-9 _ .
   DuplicateName,         ///< a set already holds a parameter of that name
+  SharedParameter,       ///< a set already holds the same tape node under another name
   UnknownName,           ///< a set holds no parameter of that name
   NotAParameter,         ///< a handle added to a set is not a tape parameter
   UpdateCountMismatch,   ///< an update or a snapshot does not have one entry per parameter
@@ -41,7 +42,8 @@ class ParameterError : public Error {
   /// RejectedValue).
   const std::string& name() const noexcept { return name_; }
   /// InvalidName: the byte offset of the fault (the name's length for a
-  /// trailing dot). DuplicateName: the position of the earlier parameter.
+  /// trailing dot). DuplicateName, SharedParameter: the position of the
+  /// earlier parameter.
   /// SnapshotMismatch, RejectedValue: the parameter's position in the set.
   std::size_t index() const noexcept { return index_; }
   /// InvalidName: the offending byte, 0 for an empty name or segment.
@@ -54,9 +56,13 @@ class ParameterError : public Error {
   std::size_t fan_out() const noexcept { return fan_out_; }
   /// RejectedValue: the tape error's kind name, e.g. `assign-shape-mismatch`.
   std::string_view cause_kind() const noexcept { return cause_kind_; }
+  /// SharedParameter: the name the node already has in the set.
+  const std::string& first_name() const noexcept { return first_name_; }
 
   static ParameterError invalid_name(std::string name, std::size_t index, std::uint8_t byte);
   static ParameterError duplicate_name(std::string name, std::size_t first);
+  static ParameterError shared_parameter(std::string name, std::string first_name,
+                                         std::size_t first);
   static ParameterError unknown_name(std::string name);
   static ParameterError not_a_parameter(std::string name);
   static ParameterError update_count_mismatch(std::size_t expected, std::size_t actual);
@@ -79,6 +85,7 @@ class ParameterError : public Error {
   std::size_t fan_in_ = 0;
   std::size_t fan_out_ = 0;
   std::string_view cause_kind_;
+  std::string first_name_;
 };
 
 }  // namespace llm

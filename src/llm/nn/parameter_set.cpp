@@ -36,6 +36,11 @@ void ParameterSet::add(std::string name, const TensorValue& parameter) {
                                          static_cast<std::size_t>(earlier - entries_.data()));
   }
   if (!parameter.is_parameter()) throw ParameterError::not_a_parameter(std::move(name));
+  for (std::size_t earlier = 0; earlier < entries_.size(); ++earlier) {
+    if (entries_[earlier].parameter.is_same_node(parameter)) {  // one node, one update per step
+      throw ParameterError::shared_parameter(std::move(name), entries_[earlier].name, earlier);
+    }
+  }
   entries_.push_back(NamedParameter{std::move(name), parameter});
 }
 
@@ -49,6 +54,9 @@ void ParameterSet::add_all(std::string_view prefix, const ParameterSet& members)
     for (std::size_t earlier = 0; earlier < grown.size(); ++earlier) {
       if (grown[earlier].name == name) {
         throw ParameterError::duplicate_name(std::move(name), earlier);
+      }
+      if (grown[earlier].parameter.is_same_node(member.parameter)) {
+        throw ParameterError::shared_parameter(std::move(name), grown[earlier].name, earlier);
       }
     }
     grown.push_back(NamedParameter{std::move(name), member.parameter});

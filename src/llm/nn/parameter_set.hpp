@@ -84,16 +84,18 @@ class ParameterUpdate {
 /// A duplicate-free, declaration-ordered list of named parameters.
 class ParameterSet {
  public:
-  /// Appends `parameter` under `name`.
+  /// Appends `parameter` under `name`. A node appears once: a parameter
+  /// shared by two layers (tied weights) is listed once, so an update
+  /// changes it once.
   /// @throws ParameterError InvalidName, DuplicateName (index() is the
-  ///         earlier entry), NotAParameter; the set is unchanged.
+  ///         earlier entry), NotAParameter, SharedParameter; the set is unchanged.
   void add(std::string name, const TensorValue& parameter);
 
   /// Appends every entry of `members`, in its order, as `prefix.name`: a
   /// layer's set added under its place in the model. Every new name is
   /// checked before any is added.
-  /// @throws ParameterError InvalidName (of the prefix), DuplicateName; the
-  ///         set is unchanged.
+  /// @throws ParameterError InvalidName (of the prefix), DuplicateName,
+  ///         SharedParameter; the set is unchanged.
   void add_all(std::string_view prefix, const ParameterSet& members);
 
   std::size_t size() const noexcept { return entries_.size(); }
