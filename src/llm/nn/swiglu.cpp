@@ -1,0 +1,84 @@
+// The SwiGLU feed-forward block (chapter 20): three linear layers of
+// chapter 19 and chapter 16's SiLU and product.
+#include "llm/nn/swiglu.hpp"
+
+#include <utility>
+
+namespace llm {
+
+std::string_view swiglu_error_kind_name(SwiGluErrorKind kind) {
+  switch (kind) {
+    case SwiGluErrorKind::BiasNotAllowed:
+      return "bias-not-allowed";
+    case SwiGluErrorKind::InputWidthMismatch:
+      return "input-width-mismatch";
+    case SwiGluErrorKind::HiddenWidthMismatch:
+      return "hidden-width-mismatch";
+    case SwiGluErrorKind::DownWidthMismatch:
+      return "down-width-mismatch";
+  }
+  return "unknown";
+}
+
+// region: swiglu-construct
+SwiGlu::SwiGlu(Linear gate, Linear up, Linear down)
+    : gate_(std::move(gate)), up_(std::move(up)), down_(std::move(down)) {
+  if (gate_.bias() || up_.bias() || down_.bias()) {
+    throw SwiGluError(SwiGluErrorKind::BiasNotAllowed, "a SwiGLU projection has a bias; the block has none");
+  }
+  if (gate_.input_width() != up_.input_width()) {
+    throw SwiGluError(SwiGluErrorKind::InputWidthMismatch,
+                      "gate reads " + std::to_string(gate_.input_width()) + " features, up reads " +
+                          std::to_string(up_.input_width()));
+  }
+  if (gate_.output_width() != up_.output_width()) {
+    throw SwiGluError(SwiGluErrorKind::HiddenWidthMismatch,
+                      "gate writes " + std::to_string(gate_.output_width()) + " hidden features, up writes " +
+                          std::to_string(up_.output_width()));
+  }
+  if (down_.input_width() != gate_.output_width()) {
+    throw SwiGluError(SwiGluErrorKind::DownWidthMismatch,
+                      "down reads " + std::to_string(down_.input_width()) + " features, the hidden width is " +
+                          std::to_string(gate_.output_width()));
+  }
+}
+
+SwiGlu SwiGlu::initialized(std::size_t input_width, std::size_t hidden_width, std::size_t output_width,
+                           SplitMix64& generator) {
+  SplitMix64 trial = generator;  // copied back only when all three exist
+  Linear gate = Linear::initialized(input_width, hidden_width, Bias::No, trial);
+  Linear up = Linear::initialized(input_width, hidden_width, Bias::No, trial);
+  Linear down = Linear::initialized(hidden_width, output_width, Bias::No, trial);
+  SwiGlu block(std::move(gate), std::move(up), std::move(down));
+  generator = trial;
+  return block;
+}
+// endregion: swiglu-construct
+
+// region: swiglu-forward
+SwiGluPass SwiGlu::forward_with_intermediates(const TensorValue& input) const {
+  const TensorValue gate_preactivation = gate_.forward(input);  // checks the input first
+  const TensorValue gate = gate_preactivation.silu();           // a * sigmoid(a)
+  const TensorValue up = up_.forward(input);
+  const TensorValue product = gate.mul(up);                     // same shape: no broadcast
+  return {gate_preactivation, gate, up, product, down_.forward(product)};
+}
+
+TensorValue SwiGlu::forward(const TensorValue& input) const {
+  return forward_with_intermediates(input).output;
+}
+// endregion: swiglu-forward
+
+std::size_t SwiGlu::parameter_count() const noexcept {
+  return gate_.parameter_count() + up_.parameter_count() + down_.parameter_count();
+}
+
+ParameterSet SwiGlu::parameters() const {
+  ParameterSet set;
+  set.add_all("gate", gate_.parameters());
+  set.add_all("up", up_.parameters());
+  set.add_all("down", down_.parameters());
+  return set;
+}
+
+}  // namespace llm

@@ -1,0 +1,214 @@
+// AdamW: bias-corrected first and second gradient moments per named
+// parameter, and weight decay applied beside the adaptive step instead of
+// through the gradient. Taught in chapter 22.
+//
+// For each coordinate of a parameter theta with gradient g at step t:
+//     m_t = beta1 m_{t-1} + (1 - beta1) g        v_t = beta2 v_{t-1} + (1 - beta2) g^2
+//     m^_t = m_t / (1 - beta1^t)                 v^_t = v_t / (1 - beta2^t)
+//     theta_t = theta_{t-1} - eta m^_t / (sqrt(v^_t) + epsilon) - (eta lambda) theta_{t-1}
+// with lambda the configured decay for a parameter of the decay group and 0
+// for one of the no-decay group. The decay term never enters m or v.
+//
+// A step is a transaction over a whole ParameterSet (chapter 17): every new
+// value and every new moment is computed and checked first, the values are
+// prepared with ParameterSet::prepare_update, and only then are values,
+// moments and the step count installed, by operations that cannot throw.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llm/error.hpp"
+#include "llm/nn/parameter_set.hpp"
+#include "llm/tensor/shape.hpp"
+
+namespace llm {
+
+// region: adamw-errors
+/// What an AdamW configuration, grouping or step rejected.
+enum class AdamWErrorKind {
+  InvalidLearningRate,    ///< eta not finite or not > 0
+  InvalidBeta1,           ///< beta1 not finite or outside [0, 1)
+  InvalidBeta2,           ///< beta2 not finite or outside [0, 1)
+  InvalidEpsilon,         ///< epsilon not finite or not > 0
+  InvalidWeightDecay,     ///< lambda not finite or negative
+  InvalidDecayProduct,    ///< lambda > 0 but the computed eta * lambda is not in (0, 1)
+  EmptyParameterGroups,   ///< neither group names a parameter
+  InvalidGroupedName,     ///< an empty name, or a name twice in one group
+  NameInBothGroups,       ///< a name both decays and does not
+  EmptyParameterSet,      ///< a step over no parameter
+  ParameterSetChanged,    ///< the set's names differ from the groups' or the moments'
+  ParameterShapeChanged,  ///< a parameter's shape differs from its moments'
+  NonFiniteArithmetic,    ///< a moment, delta or new value overflowed or became NaN
+};
+
+/// Stable kebab-case name of a kind, e.g. `invalid-decay-product`.
+std::string_view adamw_error_kind_name(AdamWErrorKind kind);
+
+/// An error of chapter 22's optimizer. A throwing step changes no
+/// parameter value or gradient, no moment and not the step count.
+class AdamWError : public Error {
+ public:
+  AdamWError(AdamWErrorKind kind, const std::string& message)
+      : Error("adamw", adamw_error_kind_name(kind), message), kind_(kind) {}
+  /// What was rejected.
+  AdamWErrorKind kind() const noexcept { return kind_; }
+
+ private:
+  AdamWErrorKind kind_;
+};
+// endregion: adamw-errors
+
+// region: adamw-configuration
+/// The five validated hyperparameters of one AdamW optimizer.
+class AdamWConfig {
+ public:
+  /// Checks, in this order: eta finite and > 0; beta1 and beta2 finite in
+  /// [0, 1); epsilon finite and > 0; lambda finite and >= 0; with lambda > 0,
+  /// the double eta * lambda neither infinite, nor 0 after underflow, nor
+  /// >= 1 (a step would then not shrink, would wipe the parameter out, or
+  /// would flip its sign).
+  /// @throws AdamWError InvalidLearningRate, InvalidBeta1, InvalidBeta2,
+  ///         InvalidEpsilon, InvalidWeightDecay, InvalidDecayProduct.
+  static AdamWConfig create(double learning_rate, double beta1, double beta2, double epsilon,
+                            double weight_decay);
+
+  /// eta: the step size, finite and > 0.
+  double learning_rate() const noexcept { return learning_rate_; }
+  /// beta1: the share of the previous first moment each step keeps, in [0, 1).
+  double beta1() const noexcept { return beta1_; }
+  /// beta2: the share of the previous second moment each step keeps, in [0, 1).
+  double beta2() const noexcept { return beta2_; }
+  /// epsilon: added to sqrt(v^) in the denominator, finite and > 0.
+  double epsilon() const noexcept { return epsilon_; }
+  /// lambda: the decay coefficient of the decay group, finite and >= 0.
+  double weight_decay() const noexcept { return weight_decay_; }
+  /// eta * lambda as a double: the fraction of a decayed parameter removed per step.
+  double decay_product() const noexcept { return learning_rate_ * weight_decay_; }
+  /// 1 - eta * lambda: what a decayed parameter is multiplied by per step
+  /// when its gradient is zero.
+  double shrinkage_factor() const noexcept { return 1.0 - decay_product(); }
+
+  bool operator==(const AdamWConfig&) const = default;
+
+ private:
+  AdamWConfig(double learning_rate, double beta1, double beta2, double epsilon, double weight_decay)
+      : learning_rate_(learning_rate), beta1_(beta1), beta2_(beta2), epsilon_(epsilon),
+        weight_decay_(weight_decay) {}
+  double learning_rate_, beta1_, beta2_, epsilon_, weight_decay_;
+};
+// endregion: adamw-configuration
+
+// region: adamw-parameter-groups
+/// Which parameters decay: two disjoint sets of full parameter names whose
+/// union must be exactly the names of every set the optimizer steps.
+/// Weights of projections usually decay; gains, biases and norms usually do not.
+class AdamWParameterGroups {
+ public:
+  /// @throws AdamWError InvalidGroupedName (an empty name, or one listed
+  ///         twice in a group), EmptyParameterGroups, NameInBothGroups.
+  static AdamWParameterGroups create(const std::vector<std::string>& decay,
+                                     const std::vector<std::string>& no_decay);
+
+  /// Whether `name` is in the decay group.
+  bool decays(std::string_view name) const { return decay_.contains(std::string(name)); }
+  /// Every grouped name, sorted.
+  std::vector<std::string> names() const;
+
+  bool operator==(const AdamWParameterGroups&) const = default;
+
+ private:
+  std::set<std::string> decay_;
+  std::set<std::string> no_decay_;
+};
+// endregion: adamw-parameter-groups
+
+// region: adamw-moment-state
+/// The first and second moments of one parameter, one value per element,
+/// kept under the parameter's name (not its position in the set).
+struct AdamWMoments {
+  Shape shape;                 ///< the parameter's shape when the moments were made
+  std::vector<double> first;   ///< m_t, zero before the first step
+  std::vector<double> second;  ///< v_t, zero before the first step
+
+  bool operator==(const AdamWMoments&) const = default;
+};
+// endregion: adamw-moment-state
+
+/// Every intermediate of one parameter's update, for chapter 22's demo and
+/// its figures. Vectors have one entry per element of the parameter.
+struct AdamWParameterUpdate {
+  std::string name;                ///< the parameter's full name
+  Shape shape;                     ///< its shape
+  bool decay_applied = false;      ///< in the decay group (lambda > 0 applies)
+  std::vector<double> before;      ///< theta_{t-1}
+  std::vector<double> gradient;    ///< g_t (the stored gradient, unchanged by the step)
+  std::vector<double> first_moment, second_moment;                      ///< m_t, v_t
+  std::vector<double> corrected_first_moment, corrected_second_moment;  ///< m^_t, v^_t
+  std::vector<double> adaptive_delta;  ///< eta m^_t / (sqrt(v^_t) + epsilon)
+  std::vector<double> decay_delta;     ///< (eta lambda) theta_{t-1}, 0 without decay
+  std::vector<double> after;           ///< theta_t
+};
+
+/// One committed step with its intermediates (AdamW::step_with_trace).
+struct AdamWStep {
+  std::uint64_t step = 0;          ///< t, counted from 1
+  double first_correction = 0.0;   ///< 1 - beta1^t
+  double second_correction = 0.0;  ///< 1 - beta2^t
+  std::vector<AdamWParameterUpdate> updates;  ///< in the set's order
+};
+
+// region: adamw-optimizer-class
+/// AdamW over a ParameterSet whose names stay the same from step to step.
+class AdamW {
+ public:
+  /// Every parameter decays.
+  explicit AdamW(AdamWConfig config) : config_(config) {}
+  /// Parameters decay as `groups` says; every set stepped must hold exactly
+  /// the grouped names.
+  AdamW(AdamWConfig config, AdamWParameterGroups groups) : config_(config), groups_(std::move(groups)) {}
+
+  /// One step over every parameter of `parameters`, reading each stored
+  /// gradient (which the step leaves in place: clear it with zero_grad()
+  /// before the next backward pass). Returns the new step count t.
+  /// @throws AdamWError EmptyParameterSet, ParameterSetChanged (names differ
+  ///         from the groups or, after the first step, from the moments),
+  ///         ParameterShapeChanged, NonFiniteArithmetic (naming parameter,
+  ///         element and quantity).
+  /// On any throw, every value, gradient, moment and the step count are
+  /// unchanged, bit for bit.
+  std::uint64_t step(const ParameterSet& parameters);
+
+  /// step(), also returning every intermediate.
+  AdamWStep step_with_trace(const ParameterSet& parameters);
+
+  /// The hyperparameters every step uses.
+  const AdamWConfig& config() const noexcept { return config_; }
+  /// The number of committed steps.
+  std::uint64_t step_count() const noexcept { return step_count_; }
+  /// The names that own moments, sorted (empty before the first step).
+  std::vector<std::string> parameter_names() const;
+  /// The moments of `name`, or nullptr.
+  const AdamWMoments* moments(std::string_view name) const;
+
+  bool operator==(const AdamW&) const = default;
+
+ private:
+  AdamWStep prepare_and_commit(const ParameterSet& parameters, bool keep_trace);
+
+  AdamWConfig config_;
+  std::optional<AdamWParameterGroups> groups_;
+  std::uint64_t step_count_ = 0;
+  double beta1_power_ = 1.0;  ///< beta1^t, kept as a running product
+  double beta2_power_ = 1.0;  ///< beta2^t
+  std::map<std::string, AdamWMoments, std::less<>> moments_;
+};
+// endregion: adamw-optimizer-class
+
+}  // namespace llm
