@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "demo_refusal.hpp"
 #include "demo_trace.hpp"
 #include "fixtures.hpp"
 #include "llm/format.hpp"
@@ -103,14 +104,9 @@ std::string rejection_text(const TensorError& error, std::size_t class_axis) {
 }
 // endregion: rejection-text
 
-/// The error `call` throws; a request that succeeds is a bug in the demo.
+/// The error `call` throws (demo_refusal.hpp); an accepted request stops the demo.
 TensorError rejected(const std::string& request, const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const TensorError& error) {
-    return error;
-  }
-  throw std::logic_error("the request '" + request + "' was accepted but must be refused");
+  return demo::refused<TensorError>(request, call);
 }
 
 struct Rejection {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "demo_text.hpp"
 #include "demo_trace.hpp"
 #include "fixtures.hpp"
 #include "llm/format.hpp"
@@ -23,22 +24,6 @@ namespace {
 using demo::Json;
 using llm::format_fixed;
 using llm::Tensor;
-
-std::string values_text(const Tensor& tensor) {
-  std::string text;
-  for (std::size_t i = 0; i < tensor.size(); ++i) {
-    text += (i == 0 ? "" : ",") + format_fixed(tensor.values()[i]);
-  }
-  return text;
-}
-
-std::string dims_text(const llm::Shape& shape) {
-  std::string text;
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    text += (i == 0 ? "" : "x") + std::to_string(shape[i]);
-  }
-  return text;
-}
 
 const char* flag(bool value) {
   return value ? "true" : "false";
@@ -195,11 +180,11 @@ int main(int argc, char** argv) {
     // endregion: demo-seeded-projection
 
     std::cout << "seed: " << ch17::kSeed << '\n';
-    std::cout << "projection: shape=" << dims_text(projection.weight.shape())
+    std::cout << "projection: shape=" << demo::shape_label(projection.weight.shape())
               << " fan_in=" << scale.fan_in << " fan_out=" << scale.fan_out << '\n';
     std::cout << "target variance: " << format_fixed(scale.target_variance) << '\n';
     std::cout << "uniform limit: " << format_fixed(scale.uniform_limit) << '\n';
-    std::cout << "weights: " << values_text(projection.weight.value().materialize()) << '\n';
+    std::cout << "weights: " << demo::values_text(projection.weight.value().materialize()) << '\n';
     std::cout << "same seed reproduces: "
               << flag(same_values(projection.weight.value(), again.weight.value())) << '\n';
     std::cout << "different seed differs: "
@@ -208,7 +193,7 @@ int main(int argc, char** argv) {
     const ch17::SymmetryProbe zero = ch17::symmetry_probe(Tensor::zeros(llm::Shape{2, 2}));
     std::cout << "zero symmetry: output=" << format_fixed(zero.output)
               << " columns-equal=" << flag(zero.columns_equal)
-              << " gradient=" << values_text(zero.first_layer_gradient) << '\n';
+              << " gradient=" << demo::values_text(zero.first_layer_gradient) << '\n';
     const ch17::SymmetryProbe seeded =
         ch17::symmetry_probe(projection.weight.value().materialize());
 
@@ -223,7 +208,7 @@ int main(int argc, char** argv) {
     std::cout << "parameters: ";
     for (std::size_t i = 0; i < model.size(); ++i) {
       std::cout << (i == 0 ? "" : " | ") << model[i].name << '['
-                << dims_text(model[i].parameter.shape()) << ']';
+                << demo::shape_label(model[i].parameter.shape()) << ']';
     }
     std::cout << '\n';
     std::cout << "identity: clone-same-node=" << flag(clone_same_node)

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "demo_text.hpp"
 #include "demo_trace.hpp"
 #include "fixtures.hpp"
 #include "llm/autograd/model_ops.hpp"
@@ -19,29 +20,8 @@
 namespace {
 
 using demo::Json;
-using llm::format_fixed;
 using llm::Tensor;
 using llm::TensorValue;
-
-std::string joined(std::span<const double> values) {
-  std::string text;
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    text += (i == 0 ? "" : ",") + format_fixed(values[i]);
-  }
-  return text;
-}
-
-std::string dims_text(const llm::Shape& shape) {
-  std::string text;
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    text += (i == 0 ? "" : "x") + std::to_string(shape[i]);
-  }
-  return text;
-}
-
-std::string tensor_text(const Tensor& tensor) {
-  return "shape=" + dims_text(tensor.shape()) + " values=" + joined(tensor.values());
-}
 
 const char* flag(bool value) {
   return value ? "true" : "false";
@@ -84,14 +64,14 @@ int main(int argc, char** argv) {
 
     const std::size_t width = known.embedding.width();
     const TensorValue& table = known.model.at("token_embedding.weight");
-    std::cout << "table: " << known.model[0].name << " shape=" << dims_text(table.shape()) << '\n';
-    std::cout << "ids: shape=" << dims_text(ch18::kIdShape) << " values=";
+    std::cout << "table: " << known.model[0].name << " shape=" << demo::shape_label(table.shape()) << '\n';
+    std::cout << "ids: shape=" << demo::shape_label(ch18::kIdShape) << " values=";
     for (std::size_t p = 0; p < ch18::kIds.size(); ++p) std::cout << (p ? "," : "") << ch18::kIds[p];
     std::cout << '\n';
-    std::cout << "output: " << tensor_text(looked_up) << '\n';
+    std::cout << "output: " << demo::tensor_text(looked_up) << '\n';
     std::cout << "one-hot multiplication equals lookup: " << flag(one_hot_matches) << '\n';
-    std::cout << "upstream: " << tensor_text(upstream) << '\n';
-    std::cout << "table gradient: " << tensor_text(table_gradient) << '\n';
+    std::cout << "upstream: " << demo::tensor_text(upstream) << '\n';
+    std::cout << "table gradient: " << demo::tensor_text(table_gradient) << '\n';
 
     // Row 2 by hand: the upstream rows of the positions whose ID is 2, added.
     constexpr std::size_t kRepeated = 2;
@@ -104,9 +84,9 @@ int main(int argc, char** argv) {
     }
     std::cout << "repeated row " << kRepeated << ": ";
     for (std::size_t k = 0; k < contributions.size(); ++k) {
-      std::cout << (k ? " + " : "") << '[' << joined(contributions[k]) << ']';
+      std::cout << (k ? " + " : "") << '[' << demo::fixed_values_text(contributions[k]) << ']';
     }
-    std::cout << " = [" << joined(total) << "]\n";
+    std::cout << " = [" << demo::fixed_values_text(total) << "]\n";
     const bool matches_gradient = total == row_of(table_gradient, kRepeated, width);
     bool unused_zero = true;
     for (std::size_t row = 0; row < known.embedding.vocabulary_size(); ++row) {
@@ -127,7 +107,7 @@ int main(int argc, char** argv) {
     const llm::Embedding copy = initialized;  // a copy shares the table node
     const bool clone_same_node = copy.table().is_same_node(initialized.table());
     // endregion: initialized-token-embedding
-    std::cout << "initialized: seed=18 shape=" << dims_text(initialized.table().shape())
+    std::cout << "initialized: seed=18 shape=" << demo::shape_label(initialized.table().shape())
               << " reproducible=" << flag(reproducible) << '\n';
     std::cout << "identity: clone-same-node=" << flag(clone_same_node) << '\n';
 
@@ -145,7 +125,7 @@ int main(int argc, char** argv) {
       rejected_rows = error.rows();
     }
     // endregion: embedding-edge-cases
-    std::cout << "empty ids: shape=" << dims_text(empty.shape())
+    std::cout << "empty ids: shape=" << demo::shape_label(empty.shape())
               << " value-count=" << empty.value().size() << '\n';
     std::cout << "bounds: id=" << rejected_id << " rows=" << rejected_rows
               << " rejected=" << flag(rejected) << '\n';

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "demo_text.hpp"
 #include "demo_trace.hpp"
 #include "fixtures.hpp"
 #include "llm/format.hpp"
@@ -24,32 +25,12 @@ using llm::format_fixed;
 using llm::Tensor;
 using llm::TensorValue;
 
-std::string joined(std::span<const double> values) {
-  std::string text;
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    text += (i == 0 ? "" : ",") + format_fixed(values[i]);
-  }
-  return text;
-}
-
-std::string dims_text(const llm::Shape& shape) {
-  std::string text;
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    text += (i == 0 ? "" : "x") + std::to_string(shape[i]);
-  }
-  return text;
-}
-
 std::string shape_list(const llm::Shape& shape) {
   std::string text = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) {
     text += (i == 0 ? "" : ",") + std::to_string(shape[i]);
   }
   return text + "]";
-}
-
-std::string tensor_text(const Tensor& tensor) {
-  return "shape=" + dims_text(tensor.shape()) + " values=" + joined(tensor.values());
 }
 
 /// `2`, `-1`, `0.5`: a small value as a person writes it.
@@ -105,10 +86,10 @@ int main(int argc, char** argv) {
     std::cout << "layer: " << ch19::kPrefix << " in=" << layer.input_width()
               << " out=" << layer.output_width() << " bias=" << flag(layer.bias().has_value())
               << " parameters=" << layer.parameter_count() << '\n';
-    std::cout << "input: " << tensor_text(ch19::known_input()) << '\n';
-    std::cout << "weight: " << tensor_text(value_of(layer.weight())) << '\n';
-    std::cout << "bias: " << tensor_text(value_of(*layer.bias())) << '\n';
-    std::cout << "output: " << tensor_text(y) << '\n';
+    std::cout << "input: " << demo::tensor_text(ch19::known_input()) << '\n';
+    std::cout << "weight: " << demo::tensor_text(value_of(layer.weight())) << '\n';
+    std::cout << "bias: " << demo::tensor_text(value_of(*layer.bias())) << '\n';
+    std::cout << "output: " << demo::tensor_text(y) << '\n';
 
     // region: rank-variants
     const TensorValue vector = TensorValue::constant(Tensor({2}, {1, 2}));
@@ -131,7 +112,7 @@ int main(int argc, char** argv) {
               << number_text(first_column[0]) << " + " << number_text(first_inputs[1]) << '*'
               << number_text(first_column[1]) << " + " << number_text(b.values()[0]) << " = "
               << format_fixed(unit) << " equals output[0]=" << flag(unit == y.values()[0]) << '\n';
-    std::cout << "bias-free output: " << tensor_text(value_of(bias_free_output)) << '\n';
+    std::cout << "bias-free output: " << demo::tensor_text(value_of(bias_free_output)) << '\n';
 
     // region: linear-gradients
     const Tensor upstream = ch19::known_upstream();
@@ -140,10 +121,10 @@ int main(int argc, char** argv) {
     const Tensor weight_gradient = *layer.weight().gradient();  // X^T dY over rows, [2, 3]
     const Tensor bias_gradient = *layer.bias()->gradient();     // dY summed over rows, [3]
     // endregion: linear-gradients
-    std::cout << "upstream: " << tensor_text(upstream) << '\n';
-    std::cout << "input gradient: " << tensor_text(input_gradient) << '\n';
-    std::cout << "weight gradient: " << tensor_text(weight_gradient) << '\n';
-    std::cout << "bias gradient: " << tensor_text(bias_gradient) << '\n';
+    std::cout << "upstream: " << demo::tensor_text(upstream) << '\n';
+    std::cout << "input gradient: " << demo::tensor_text(input_gradient) << '\n';
+    std::cout << "weight gradient: " << demo::tensor_text(weight_gradient) << '\n';
+    std::cout << "bias gradient: " << demo::tensor_text(bias_gradient) << '\n';
 
     std::cout << "parameter order: ";
     for (std::size_t i = 0; i < model.size(); ++i) std::cout << (i ? "," : "") << model[i].name;
@@ -182,8 +163,8 @@ int main(int argc, char** argv) {
                   TensorValue::parameter(Tensor::zeros(llm::Shape{2})));
     });
     // endregion: linear-edge-cases
-    std::cout << "empty leading axis: shape=" << dims_text(empty_input.shape()) << " -> "
-              << dims_text(empty_output.shape()) << " value-count=" << empty_output.value().size()
+    std::cout << "empty leading axis: shape=" << demo::shape_label(empty_input.shape()) << " -> "
+              << demo::shape_label(empty_output.shape()) << " value-count=" << empty_output.value().size()
               << '\n';
     std::cout << "errors: scalar="
               << flag(scalar && scalar->kind() == llm::LayerErrorKind::InputRank)

@@ -4,6 +4,7 @@
 // `{:.12}`, llm::format_fixed) in row-major order.
 #pragma once
 
+#include <span>
 #include <string>
 
 #include "llm/format.hpp"
@@ -19,11 +20,16 @@ inline std::string shape_label(const llm::Shape& shape) {
   return text;
 }
 
+/// Every value with twelve decimals, comma-separated, in the order given.
+inline std::string fixed_values_text(std::span<const double> values) {
+  std::string text;
+  for (std::size_t i = 0; i < values.size(); ++i) text += (i == 0 ? "" : ",") + llm::format_fixed(values[i]);
+  return text;
+}
+
 /// Every value with twelve decimals, comma-separated, in row-major order.
 inline std::string values_text(const llm::Tensor& tensor) {
-  std::string text;
-  for (double value : tensor.values()) text += (text.empty() ? "" : ",") + llm::format_fixed(value);
-  return text;
+  return fixed_values_text(tensor.values());
 }
 
 /// `shape=<shape_label> values=<values_text>`: one tensor on one output line.
