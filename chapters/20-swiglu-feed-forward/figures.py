@@ -95,8 +95,8 @@ def activation_figure(trace: Trace) -> str:
 def gradient_table(trace: Trace) -> str:
     """The four gradients for the worked (identity) and the asymmetric pass."""
     w, a = trace["worked"], trace["asymmetric"]
-    keys = [("input", "input_gradient"), ("W_gate", "gate_weight_gradient"), ("W_up", "up_weight_gradient"),
-            ("W_down", "down_weight_gradient")]
+    keys = [("x", "input_gradient"), ("W_{\\text{gate}}", "gate_weight_gradient"),
+            ("W_{\\text{up}}", "up_weight_gradient"), ("W_{\\text{down}}", "down_weight_gradient")]
     rows = [[f"$\\partial / \\partial {label}$", f"${matrix_tex(w[key])}$", f"${matrix_tex(a[key])}$"]
             for label, key in keys]
     header = ["gradient", f"worked: $x = {matrix_tex(w['input'])}$, upstream ${matrix_tex(w['upstream'])}$",
