@@ -11,23 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_demo import EXPECTED_LABEL, SLUG, WRITE_TRACE, command, expected, fake_demo, write_output
+from test_demo import (  # the root and run_dir fixtures are test_demo.py's own
+    EXPECTED_LABEL, SLUG, WRITE_TRACE, command, expected, fake_demo, root, run_dir, write_output,
+)
 
 from tools import demo
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    """A repository root with an empty chapter folder (as in test_demo.py)."""
-    root = tmp_path / "repo"
-    (root / "chapters" / SLUG).mkdir(parents=True)
-    return root
-
-
-@pytest.fixture
-def run_dir(root: Path) -> Path:
-    """The chapter's run directory under the temporary build/."""
-    return root / "build" / "chapters" / SLUG
 
 
 def sync(root: Path, executable: Path) -> int:
