@@ -27,25 +27,49 @@ void* allocate_aligned(std::size_t size, std::align_val_t alignment) {
 
 }  // namespace
 
-std::uint64_t allocations() noexcept { return counted.load(std::memory_order_relaxed); }
+std::uint64_t allocations() noexcept {
+  return counted.load(std::memory_order_relaxed);
+}
 
-bool set_counting(bool on) noexcept { return counting_on.exchange(on, std::memory_order_relaxed); }
+bool set_counting(bool on) noexcept {
+  return counting_on.exchange(on, std::memory_order_relaxed);
+}
 
 }  // namespace bench
 
-void* operator new(std::size_t size) { return bench::allocate(size); }
-void* operator new[](std::size_t size) { return bench::allocate(size); }
+void* operator new(std::size_t size) {
+  return bench::allocate(size);
+}
+void* operator new[](std::size_t size) {
+  return bench::allocate(size);
+}
 void* operator new(std::size_t size, std::align_val_t alignment) {
   return bench::allocate_aligned(size, alignment);
 }
 void* operator new[](std::size_t size, std::align_val_t alignment) {
   return bench::allocate_aligned(size, alignment);
 }
-void operator delete(void* memory) noexcept { std::free(memory); }
-void operator delete[](void* memory) noexcept { std::free(memory); }
-void operator delete(void* memory, std::size_t) noexcept { std::free(memory); }
-void operator delete[](void* memory, std::size_t) noexcept { std::free(memory); }
-void operator delete(void* memory, std::align_val_t) noexcept { std::free(memory); }
-void operator delete[](void* memory, std::align_val_t) noexcept { std::free(memory); }
-void operator delete(void* memory, std::size_t, std::align_val_t) noexcept { std::free(memory); }
-void operator delete[](void* memory, std::size_t, std::align_val_t) noexcept { std::free(memory); }
+void operator delete(void* memory) noexcept {
+  std::free(memory);
+}
+void operator delete[](void* memory) noexcept {
+  std::free(memory);
+}
+void operator delete(void* memory, std::size_t) noexcept {
+  std::free(memory);
+}
+void operator delete[](void* memory, std::size_t) noexcept {
+  std::free(memory);
+}
+void operator delete(void* memory, std::align_val_t) noexcept {
+  std::free(memory);
+}
+void operator delete[](void* memory, std::align_val_t) noexcept {
+  std::free(memory);
+}
+void operator delete(void* memory, std::size_t, std::align_val_t) noexcept {
+  std::free(memory);
+}
+void operator delete[](void* memory, std::size_t, std::align_val_t) noexcept {
+  std::free(memory);
+}

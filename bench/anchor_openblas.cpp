@@ -22,8 +22,8 @@ void matmul_openblas(benchmark::State& state) {
                 0.0, c.data(), n);
     benchmark::DoNotOptimize(c.data());
   }
-  state.counters["flops"] = benchmark::Counter(2.0 * n * n * n,
-                                               benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["flops"] =
+      benchmark::Counter(2.0 * n * n * n, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 // [8, 64, 64] @ [64, 64] is one [512, 64] @ [64, 64] product for row-major data.
@@ -38,16 +38,21 @@ void matmul_batched_openblas(benchmark::State& state) {
                 n, 0.0, c.data(), n);
     benchmark::DoNotOptimize(c.data());
   }
-  state.counters["flops"] = benchmark::Counter(2.0 * rows * n * n,
-                                               benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["flops"] =
+      benchmark::Counter(2.0 * rows * n * n, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 }  // namespace
 
-BENCHMARK(matmul_openblas)->Name("matmul/openblas")->ArgsProduct({kMatmulSizes})
-    ->Apply(repeated)->Unit(benchmark::kMicrosecond);
-BENCHMARK(matmul_batched_openblas)->Name("matmul_batched/openblas")
-    ->Apply(repeated)->Unit(benchmark::kMicrosecond);
+BENCHMARK(matmul_openblas)
+    ->Name("matmul/openblas")
+    ->ArgsProduct({kMatmulSizes})
+    ->Apply(repeated)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(matmul_batched_openblas)
+    ->Name("matmul_batched/openblas")
+    ->Apply(repeated)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace bench
 

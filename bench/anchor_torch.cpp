@@ -44,8 +44,8 @@ void matmul_torch(benchmark::State& state) {
 void matmul_batched_torch(benchmark::State& state) {
   const auto batch = static_cast<std::int64_t>(kBatch);
   const auto n = static_cast<std::int64_t>(kBatchedSize);
-  const torch::Tensor a = tensor_of(sample_values(kBatch * kBatchedSize * kBatchedSize, 3),
-                                    {batch, n, n});
+  const torch::Tensor a =
+      tensor_of(sample_values(kBatch * kBatchedSize * kBatchedSize, 3), {batch, n, n});
   const torch::Tensor b = tensor_of(sample_values(kBatchedSize * kBatchedSize, 4), {n, n});
   torch::NoGradGuard no_grad;
   for (auto _ : state) benchmark::DoNotOptimize(torch::matmul(a, b));
@@ -72,8 +72,8 @@ void chain_torch(benchmark::State& state, ChainSize size) {
   const auto step = [&] {
     const torch::Tensor logits =
         torch::matmul(torch::silu(torch::matmul(torch::embedding(embeddings, ids), w1)), w2);
-    const torch::Tensor loss = torch::nll_loss(torch::log_softmax(logits.reshape({b * t, v}), 1),
-                                               targets);
+    const torch::Tensor loss =
+        torch::nll_loss(torch::log_softmax(logits.reshape({b * t, v}), 1), targets);
     loss.backward();
     zero_grads({embeddings, w1, w2});
   };
@@ -93,13 +93,17 @@ void attention_torch(benchmark::State& state) {
   const torch::Tensor wk = parameter({c, c}, 23, 0.1);
   const torch::Tensor wv = parameter({c, c}, 24, 0.1);
   const double scale = 1.0 / std::sqrt(static_cast<double>(d));
-  const auto split = [&](const torch::Tensor& u) { return u.reshape({b, t, heads, d}).transpose(1, 2); };
+  const auto split = [&](const torch::Tensor& u) {
+    return u.reshape({b, t, heads, d}).transpose(1, 2);
+  };
   const auto step = [&] {
     const torch::Tensor q = split(torch::matmul(x, wq));
     const torch::Tensor k = split(torch::matmul(x, wk));
     const torch::Tensor v = split(torch::matmul(x, wv));
-    const torch::Tensor weights = torch::log_softmax(torch::matmul(q, k.transpose(2, 3)) * scale, 3).exp();
-    const torch::Tensor loss = torch::matmul(weights, v).transpose(1, 2).contiguous().reshape({b * t * c}).sum();
+    const torch::Tensor weights =
+        torch::log_softmax(torch::matmul(q, k.transpose(2, 3)) * scale, 3).exp();
+    const torch::Tensor loss =
+        torch::matmul(weights, v).transpose(1, 2).contiguous().reshape({b * t * c}).sum();
     loss.backward();
     zero_grads({x, wq, wk, wv});
   };
@@ -109,13 +113,23 @@ void attention_torch(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(matmul_torch)->Name("matmul/torch")->ArgsProduct({kMatmulSizes})
-    ->Apply(repeated)->Unit(benchmark::kMicrosecond);
-BENCHMARK(matmul_batched_torch)->Name("matmul_batched/torch")->Apply(repeated)->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(chain_torch, book, kBookChain)->Name("chain/torch/book")
-    ->Apply(repeated)->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(chain_torch, wide, kWideChain)->Name("chain/torch/wide")
-    ->Apply(repeated)->Unit(benchmark::kMicrosecond);
+BENCHMARK(matmul_torch)
+    ->Name("matmul/torch")
+    ->ArgsProduct({kMatmulSizes})
+    ->Apply(repeated)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(matmul_batched_torch)
+    ->Name("matmul_batched/torch")
+    ->Apply(repeated)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(chain_torch, book, kBookChain)
+    ->Name("chain/torch/book")
+    ->Apply(repeated)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(chain_torch, wide, kWideChain)
+    ->Name("chain/torch/wide")
+    ->Apply(repeated)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(attention_torch)->Name("attention/torch")->Apply(repeated)->Unit(benchmark::kMicrosecond);
 
 }  // namespace bench

@@ -80,13 +80,15 @@ std::string micros(const std::optional<Measured>& measured) {
 }
 
 void print_ratios(const std::map<std::string, Measured>& results) {
-  std::printf("\nRatios from this run (one thread; minimum CPU time of 5 repetitions; microkernel %s)\n",
-              std::string(llm::matmul_detail::available_microkernels().front().name).c_str());
+  std::printf(
+      "\nRatios from this run (one thread; minimum CPU time of 5 repetitions; microkernel %s)\n",
+      std::string(llm::matmul_detail::available_microkernels().front().name).c_str());
   std::printf("%-26s %9s %9s %9s %9s %14s %8s\n", "matrix product (GFLOP/s)", "ours", "textbook",
               "OpenBLAS", "libtorch", "ours/OpenBLAS", "bits");
   for (std::int64_t n : kMatmulSizes) {
     const std::string suffix = "/" + std::to_string(n);
-    const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+    const double flops =
+        2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
     const auto ours = find(results, "matmul/ours" + suffix);
     const auto textbook = find(results, "matmul/textbook" + suffix);
     const auto blas = find(results, "matmul/openblas" + suffix);
@@ -117,13 +119,12 @@ void print_ratios(const std::map<std::string, Measured>& results) {
       std::snprintf(text, sizeof text, "%13.1f%%", 100.0 * blas->seconds / ours->seconds);
       ratio = text;
     }
-    std::printf("%-26s %9s %9s %9s %9s %14s %8s\n", "[8,64,64]@[64,64]", gflops(ours, flops).c_str(),
-                "        -", gflops(blas, flops).c_str(), gflops(torch, flops).c_str(),
-                ratio.c_str(),
-                ours && ours->counters.count("bit_identical") &&
-                        ours->counters.at("bit_identical") == 1.0
-                    ? "     yes"
-                    : "       -");
+    std::printf(
+        "%-26s %9s %9s %9s %9s %14s %8s\n", "[8,64,64]@[64,64]", gflops(ours, flops).c_str(),
+        "        -", gflops(blas, flops).c_str(), gflops(torch, flops).c_str(), ratio.c_str(),
+        ours && ours->counters.count("bit_identical") && ours->counters.at("bit_identical") == 1.0
+            ? "     yes"
+            : "       -");
   }
   std::printf("\n%-40s %10s %10s %15s %12s\n", "forward + backward (microseconds)", "ours",
               "libtorch", "ours/libtorch", "allocations");

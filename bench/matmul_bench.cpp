@@ -19,7 +19,8 @@ llm::Tensor square(std::size_t n, std::uint64_t seed) {
 bool same_bits(const llm::Tensor& a, const llm::Tensor& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t k = 0; k < a.size(); ++k) {
-    if (std::bit_cast<std::uint64_t>(a.values()[k]) != std::bit_cast<std::uint64_t>(b.values()[k])) {
+    if (std::bit_cast<std::uint64_t>(a.values()[k]) !=
+        std::bit_cast<std::uint64_t>(b.values()[k])) {
       return false;
     }
   }
@@ -63,10 +64,22 @@ void matmul_batched_ours(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(matmul_ours)->Name("matmul/ours")->ArgsProduct({kMatmulSizes})
-    ->Apply(repeated)->Unit(benchmark::kMicrosecond);
-BENCHMARK(matmul_textbook)->Name("matmul/textbook")->Arg(64)->Arg(128)->Arg(256)->Arg(512)
-    ->Apply(repeated)->Unit(benchmark::kMicrosecond);
-BENCHMARK(matmul_batched_ours)->Name("matmul_batched/ours")->Apply(repeated)->Unit(benchmark::kMicrosecond);
+BENCHMARK(matmul_ours)
+    ->Name("matmul/ours")
+    ->ArgsProduct({kMatmulSizes})
+    ->Apply(repeated)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(matmul_textbook)
+    ->Name("matmul/textbook")
+    ->Arg(64)
+    ->Arg(128)
+    ->Arg(256)
+    ->Arg(512)
+    ->Apply(repeated)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(matmul_batched_ours)
+    ->Name("matmul_batched/ours")
+    ->Apply(repeated)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace bench

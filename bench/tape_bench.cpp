@@ -106,12 +106,19 @@ void scalar_tape_ours(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK_CAPTURE(chain_ours, book, kBookChain)->Name("chain/ours/book")
-    ->Apply(repeated)->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(chain_ours, wide, kWideChain)->Name("chain/ours/wide")
-    ->Apply(repeated)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(chain_ours, book, kBookChain)
+    ->Name("chain/ours/book")
+    ->Apply(repeated)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(chain_ours, wide, kWideChain)
+    ->Name("chain/ours/wide")
+    ->Apply(repeated)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(attention_ours)->Name("attention/ours")->Apply(repeated)->Unit(benchmark::kMicrosecond);
-BENCHMARK(scalar_tape_ours)->Name("scalar_tape/ours/1000000")
-    ->Apply(repeated)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(scalar_tape_ours)
+    ->Name("scalar_tape/ours/1000000")
+    ->Apply(repeated)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace bench

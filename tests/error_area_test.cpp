@@ -32,12 +32,16 @@ std::pair<std::string, std::string> area_and_kind(const std::function<void()>& a
 using Pair = std::pair<std::string, std::string>;
 
 TEST(ErrorArea, TextAreasNameThemselvesAndTheirKind) {
-  EXPECT_EQ(area_and_kind([] { llm::unicode_scalars("\xff"); }), (Pair{"text-units", "invalid-utf8"}));
+  EXPECT_EQ(area_and_kind([] { llm::unicode_scalars("\xff"); }),
+            (Pair{"text-units", "invalid-utf8"}));
   EXPECT_EQ(area_and_kind([] { llm::Corpus::from_json("[]"); }).first, "corpus");
-  EXPECT_EQ(area_and_kind([] { llm::learn_merges(1, {"a", "b"}, {{97}}); }),
+  EXPECT_EQ(area_and_kind([] {
+              llm::learn_merges(1, {"a", "b"}, {{97}});
+            }),
             (Pair{"bpe-training", "document-count-mismatch"}));
-  EXPECT_EQ(area_and_kind([] { llm::TokenizerLayout::create(std::numeric_limits<std::size_t>::max()); }),
-            (Pair{"tokenizer", "layout-overflow"}));
+  EXPECT_EQ(
+      area_and_kind([] { llm::TokenizerLayout::create(std::numeric_limits<std::size_t>::max()); }),
+      (Pair{"tokenizer", "layout-overflow"}));
   EXPECT_EQ(area_and_kind([] { llm::CausalWindowConfig::create(0, 1); }),
             (Pair{"causal-windows", "zero-context-length"}));
 }

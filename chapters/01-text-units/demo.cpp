@@ -29,7 +29,9 @@ constexpr std::string_view kLookAlikeInput = "c\u0430t";
 // endregion: chapter-inputs
 
 // `'c'`: one scalar the way Rust's `{:?}` prints a char.
-std::string quoted_scalar(char32_t scalar) { return demo::quoted(llm::scalar_utf8(scalar), '\''); }
+std::string quoted_scalar(char32_t scalar) {
+  return demo::quoted(llm::scalar_utf8(scalar), '\'');
+}
 
 std::string quoted_scalars(const std::vector<std::string>& units) {
   std::string text = "[";
@@ -79,10 +81,12 @@ Json example_json(const ScalarVocabulary& vocabulary, std::string_view input) {
 
 Json trace_json(const ScalarVocabulary& vocabulary) {
   Json entries = Json::array();
-  entries.push_back({{"id", llm::kUnknownScalarId}, {"unit", llm::kUnknownScalarToken}, {"label", "unknown"}});
+  entries.push_back(
+      {{"id", llm::kUnknownScalarId}, {"unit", llm::kUnknownScalarToken}, {"label", "unknown"}});
   for (std::size_t id = 1; id <= vocabulary.max_id(); ++id) {
     const char32_t scalar = *vocabulary.scalar_for(id);
-    entries.push_back({{"id", id}, {"unit", llm::scalar_utf8(scalar)}, {"label", llm::scalar_label(scalar)}});
+    entries.push_back(
+        {{"id", id}, {"unit", llm::scalar_utf8(scalar)}, {"label", llm::scalar_label(scalar)}});
   }
   Json examples = Json::array();
   for (std::string_view input : {kEnglishInput, kCyrillicInput, kLookAlikeInput, kUnknownInput}) {
@@ -109,8 +113,8 @@ int main(int argc, char** argv) try {
 
   std::cout << "historical words: " << demo::quoted_list(ch01::split_words("red fox")) << " | "
             << demo::quoted_list(ch01::split_words("рыжий кот")) << '\n';
-  std::cout << "historical scalars: " << quoted_scalars(ch01::split_scalars(kEnglishInput))
-            << " | " << quoted_scalars(ch01::split_scalars(kCyrillicInput)) << '\n';
+  std::cout << "historical scalars: " << quoted_scalars(ch01::split_scalars(kEnglishInput)) << " | "
+            << quoted_scalars(ch01::split_scalars(kCyrillicInput)) << '\n';
 
   const std::vector<std::size_t> unknown_ids = vocabulary.encode(kUnknownInput);
   std::cout << "unknown input: " << kUnknownInput << '\n';

@@ -15,9 +15,10 @@ using SplitLists = std::array<std::vector<std::string>, 3>;
 
 /// What a split covers and where it overlaps.
 struct SplitAudit {
-  std::vector<std::string> missing;                  ///< corpus ids in no partition
-  std::array<std::vector<std::string>, 3> overlaps;  ///< train∩validation, train∩test, validation∩test
-  std::vector<std::string> split_groups;             ///< provenance groups found in two partitions
+  std::vector<std::string> missing;  ///< corpus ids in no partition
+  std::array<std::vector<std::string>, 3>
+      overlaps;                           ///< train∩validation, train∩test, validation∩test
+  std::vector<std::string> split_groups;  ///< provenance groups found in two partitions
   bool complete() const { return missing.empty(); }
   bool disjoint() const {
     return overlaps[0].empty() && overlaps[1].empty() && overlaps[2].empty();

@@ -5,8 +5,8 @@
 // invariant broken once in a copy of the book's manifest.
 #include <exception>
 #include <functional>
-#include <stdexcept>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,17 +28,15 @@ using llm::CorpusPartitions;
 using llm::Partition;
 using llm::SplitManifest;
 
-const char* yes_no(bool value) { return value ? "yes" : "no"; }
+const char* yes_no(bool value) {
+  return value ? "yes" : "no";
+}
 
 Json audit_json(const ch02::SplitAudit& audit) {
-  return {{"missing", audit.missing},
-          {"train_validation", audit.overlaps[0]},
-          {"train_test", audit.overlaps[1]},
-          {"validation_test", audit.overlaps[2]},
-          {"split_groups", audit.split_groups},
-          {"complete", audit.complete()},
-          {"disjoint", audit.disjoint()},
-          {"provenance_intact", audit.provenance_intact()}};
+  return {{"missing", audit.missing},           {"train_validation", audit.overlaps[0]},
+          {"train_test", audit.overlaps[1]},    {"validation_test", audit.overlaps[2]},
+          {"split_groups", audit.split_groups}, {"complete", audit.complete()},
+          {"disjoint", audit.disjoint()},       {"provenance_intact", audit.provenance_intact()}};
 }
 
 Json error_json(const CorpusError& error) {
@@ -93,12 +91,14 @@ Json broken_manifests_json(const Corpus& corpus, const SplitManifest& book) {
     std::function<void(Lists&, std::string&)> apply;
   };
   const std::vector<Mutation> mutations = {
-      {"record another corpus checksum", [](Lists&, std::string& sum) { sum = "fnv1a64:0000000000000000"; }},
+      {"record another corpus checksum",
+       [](Lists&, std::string& sum) { sum = "fnv1a64:0000000000000000"; }},
       {"empty the test partition", [](Lists& l, std::string&) { l[2].clear(); }},
       {"list an id the corpus lacks", [](Lists& l, std::string&) { l[2].back() = "ru-orchard"; }},
       {"list a training document in validation too",
        [](Lists& l, std::string&) { l[1].insert(l[1].begin(), l[0][0]); }},
-      {"swap the first two training ids", [](Lists& l, std::string&) { std::swap(l[0][0], l[0][1]); }},
+      {"swap the first two training ids",
+       [](Lists& l, std::string&) { std::swap(l[0][0], l[0][1]); }},
       {"drop the last test document", [](Lists& l, std::string&) { l[2].pop_back(); }},
       {"move one validation document to test",
        [](Lists& l, std::string&) { l[2].insert(l[2].begin(), l[1].back()), l[1].pop_back(); }},

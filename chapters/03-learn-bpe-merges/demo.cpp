@@ -33,8 +33,10 @@ std::string pair_text(TokenPair pair) {
 // region: chapter-fixture-trace
 void print_stage(std::size_t index, const Sequences& sequences) {
   std::cout << "STAGE index=" << index << '\n';
-  std::cout << "DOCUMENT stage=" << index << " id=train-aaa tokens=" << demo::joined(sequences[0], ",") << '\n';
-  std::cout << "DOCUMENT stage=" << index << " id=train-aba tokens=" << demo::joined(sequences[1], ",") << '\n';
+  std::cout << "DOCUMENT stage=" << index
+            << " id=train-aaa tokens=" << demo::joined(sequences[0], ",") << '\n';
+  std::cout << "DOCUMENT stage=" << index
+            << " id=train-aba tokens=" << demo::joined(sequences[1], ",") << '\n';
 }
 
 // Prints the two rounds on "aaa" | "aba"; `fixture` ends in the last stage.
@@ -45,8 +47,9 @@ std::vector<ch03::TracedRound> print_fixture_trace(Sequences& fixture) {
   for (const ch03::TracedRound& round : rounds) {
     print_stage(round.rank, round.before);
     for (const auto& [pair, count] : round.candidates) {
-      std::cout << "CANDIDATE rank=" << round.rank << " left=" << pair.left << " right=" << pair.right
-                << " count=" << count << " winner=" << (pair == round.winner ? "yes" : "no") << '\n';
+      std::cout << "CANDIDATE rank=" << round.rank << " left=" << pair.left
+                << " right=" << pair.right << " count=" << count
+                << " winner=" << (pair == round.winner ? "yes" : "no") << '\n';
     }
     std::cout << "MERGE rank=" << round.rank << " left=" << round.winner.left
               << " right=" << round.winner.right << " count=" << round.count
@@ -60,7 +63,8 @@ std::vector<ch03::TracedRound> print_fixture_trace(Sequences& fixture) {
 // endregion: chapter-fixture-trace
 
 Json round_json(const ch03::TracedRound& round, std::size_t leading) {
-  std::vector<std::pair<TokenPair, std::size_t>> ranked(round.candidates.begin(), round.candidates.end());
+  std::vector<std::pair<TokenPair, std::size_t>> ranked(round.candidates.begin(),
+                                                        round.candidates.end());
   // Largest count first; equal counts in numeric pair order, the tie rule's order.
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -87,7 +91,8 @@ Json fixture_json(const std::vector<ch03::TracedRound>& rounds, const Sequences&
   for (const ch03::TracedRound& round : rounds) stages.push_back(round.before);
   stages.push_back(final_stage);
   Json traced = Json::array();
-  for (const ch03::TracedRound& round : rounds) traced.push_back(round_json(round, round.candidates.size()));
+  for (const ch03::TracedRound& round : rounds)
+    traced.push_back(round_json(round, round.candidates.size()));
   return {{"documents", {"train-aaa", "train-aba"}}, {"stages", stages}, {"rounds", traced}};
 }
 
@@ -110,7 +115,8 @@ Json trace_json(const llm::CorpusPartitions& partitions, const BpeTraining& trai
   for (const ch03::TracedRound& round : ch03::traced_rounds(sequences, 8)) {
     const llm::MergeRule& rule = training.rules().at(round.rank);
     if (rule.pair != round.winner || rule.candidate_count != round.count) {
-      throw std::logic_error("traced round " + std::to_string(round.rank) + " disagrees with the trainer");
+      throw std::logic_error("traced round " + std::to_string(round.rank) +
+                             " disagrees with the trainer");
     }
     rounds.push_back(round_json(round, 4));
   }
@@ -130,16 +136,18 @@ int main(int argc, char** argv) try {
 
   std::cout << "corpus checksum: " << partitions.corpus_checksum() << '\n';
   std::cout << "statistics source: train only\n";
-  std::cout << "training documents: " << demo::quoted_list(training.training_document_ids()) << '\n';
-  std::cout << "held out from trainer: validation=" << partitions.documents(Partition::Validation).size()
+  std::cout << "training documents: " << demo::quoted_list(training.training_document_ids())
+            << '\n';
+  std::cout << "held out from trainer: validation="
+            << partitions.documents(Partition::Validation).size()
             << " test=" << partitions.documents(Partition::Test).size() << '\n';
   std::cout << "merge rounds: requested=" << training.requested_merges()
             << " learned=" << training.rules().size() << '\n';
   for (const llm::MergeRule& rule : training.rules()) {
     std::cout << "corpus rank " << rule.rank << ": pair=" << pair_text(rule.pair)
               << " count=" << rule.candidate_count << " replacements=" << rule.replacement_count
-              << " token=" << rule.token_id << " bytes=[" << demo::hex_text(*training.token_bytes(rule.token_id), ", ")
-              << "]\n";
+              << " token=" << rule.token_id << " bytes=["
+              << demo::hex_text(*training.token_bytes(rule.token_id), ", ") << "]\n";
   }
 
   Sequences fixture_final;

@@ -26,7 +26,8 @@ std::vector<TracedRound> traced_rounds(std::vector<std::vector<llm::TokenId>>& s
     round.bytes.insert(round.bytes.end(), vocabulary[round.winner.right].begin(),
                        vocabulary[round.winner.right].end());
     for (auto& sequence : sequences) {
-      llm::PairReplacement replaced = llm::replace_pair_left_to_right(sequence, round.winner, round.token_id);
+      llm::PairReplacement replaced =
+          llm::replace_pair_left_to_right(sequence, round.winner, round.token_id);
       sequence = std::move(replaced.tokens);
       round.replacements += replaced.replacements;
     }

@@ -15,13 +15,13 @@ namespace ch03 {
 /// One traced round.
 struct TracedRound {
   std::size_t rank = 0;
-  std::vector<std::vector<llm::TokenId>> before;         ///< every sequence at the start
-  std::map<llm::TokenPair, std::size_t> candidates;      ///< every pair's overlapping count
-  llm::TokenPair winner;                                 ///< the chosen pair
-  std::size_t count = 0;                                 ///< its count
-  std::size_t replacements = 0;                          ///< non-overlapping replacements
-  llm::TokenId token_id = 0;                             ///< 256 + rank
-  std::vector<std::uint8_t> bytes;                       ///< the new token's bytes
+  std::vector<std::vector<llm::TokenId>> before;     ///< every sequence at the start
+  std::map<llm::TokenPair, std::size_t> candidates;  ///< every pair's overlapping count
+  llm::TokenPair winner;                             ///< the chosen pair
+  std::size_t count = 0;                             ///< its count
+  std::size_t replacements = 0;                      ///< non-overlapping replacements
+  llm::TokenId token_id = 0;                         ///< 256 + rank
+  std::vector<std::uint8_t> bytes;                   ///< the new token's bytes
 };
 
 /// Runs up to `rounds` rounds on `sequences` (byte IDs), returning one

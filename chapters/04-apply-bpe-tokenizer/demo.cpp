@@ -26,9 +26,13 @@ using llm::TokenId;
 using Bytes = std::vector<std::uint8_t>;
 using Ids = std::vector<TokenId>;
 
-std::string ids_text(std::span<const TokenId> ids) { return demo::list_text(ids, ","); }
+std::string ids_text(std::span<const TokenId> ids) {
+  return demo::list_text(ids, ",");
+}
 
-Bytes bytes_of(std::string_view text) { return {text.begin(), text.end()}; }
+Bytes bytes_of(std::string_view text) {
+  return {text.begin(), text.end()};
+}
 
 // The message of the TokenizerError that `call` must throw.
 template <class Call>
@@ -54,7 +58,8 @@ Ids noncanonical_space_a(const BpeTokenizer& tokenizer) {
 }
 
 // region: chapter-trace-case
-Json print_trace_case(const BpeTokenizer& tokenizer, std::string_view case_id, std::string_view input) {
+Json print_trace_case(const BpeTokenizer& tokenizer, std::string_view case_id,
+                      std::string_view input) {
   const Bytes bytes = bytes_of(input);
   const llm::BpeEncodingTrace trace = tokenizer.encode_content_with_trace(bytes);
   const Ids document = tokenizer.encode_document(bytes);
@@ -64,9 +69,11 @@ Json print_trace_case(const BpeTokenizer& tokenizer, std::string_view case_id, s
   }
   const std::string id(case_id);
   std::cout << "CASE id=" << id << " input_hex=" << demo::hex_text(bytes) << '\n';
-  std::cout << "INITIAL case=" << id << " tokens=" << demo::joined(trace.initial_tokens, ",") << '\n';
+  std::cout << "INITIAL case=" << id << " tokens=" << demo::joined(trace.initial_tokens, ",")
+            << '\n';
   std::cout << "APPLIED case=" << id << " ranks=" << ranks << '\n';
-  std::cout << "CONTENT case=" << id << " tokens=" << demo::joined(trace.content_tokens, ",") << '\n';
+  std::cout << "CONTENT case=" << id << " tokens=" << demo::joined(trace.content_tokens, ",")
+            << '\n';
   std::cout << "DOCUMENT case=" << id << " tokens=" << demo::joined(document, ",") << '\n';
   Json pieces = Json::array();
   for (std::size_t index = 0; index < trace.content_tokens.size(); ++index) {
@@ -85,10 +92,16 @@ Json print_trace_case(const BpeTokenizer& tokenizer, std::string_view case_id, s
                        {"before", application.before},
                        {"after", application.after}});
   }
-  return {{"id", id},          {"input", input},      {"bytes", bytes},
-          {"initial", trace.initial_tokens},          {"applications", applied},
-          {"content", trace.content_tokens},          {"document", document},
-          {"pieces", pieces},  {"decoded", decoded},  {"exact", decoded == bytes}};
+  return {{"id", id},
+          {"input", input},
+          {"bytes", bytes},
+          {"initial", trace.initial_tokens},
+          {"applications", applied},
+          {"content", trace.content_tokens},
+          {"document", document},
+          {"pieces", pieces},
+          {"decoded", decoded},
+          {"exact", decoded == bytes}};
 }
 // endregion: chapter-trace-case
 
@@ -110,9 +123,12 @@ Json rules_json(const BpeTokenizer& tokenizer) {
 // encoding those bytes gives back.
 Json segmentations_json(const BpeTokenizer& tokenizer, const Ids& canonical, const Ids& other) {
   Json entries = Json::array();
-  for (const auto& [name, ids] : {std::pair{"canonical", canonical}, std::pair{"noncanonical", other}}) {
+  for (const auto& [name, ids] :
+       {std::pair{"canonical", canonical}, std::pair{"noncanonical", other}}) {
     const Bytes decoded = tokenizer.decode_content(ids);
-    entries.push_back({{"name", name}, {"ids", ids}, {"decoded", decoded},
+    entries.push_back({{"name", name},
+                       {"ids", ids},
+                       {"decoded", decoded},
                        {"reencoded", tokenizer.encode_content(decoded)}});
   }
   return entries;
@@ -152,13 +168,13 @@ int main(int argc, char** argv) try {
   const Ids malformed_ids = tokenizer.encode_content(malformed);
   std::cout << "malformed input bytes: [" << demo::hex_text(malformed) << "]\n";
   std::cout << "malformed content ids: " << ids_text(malformed_ids) << '\n';
-  std::cout << "malformed decoded bytes: [" << demo::hex_text(tokenizer.decode_content(malformed_ids))
-            << "]\n";
-  std::cout << "malformed UTF-8: " << rejection([&] { tokenizer.decode_content_utf8(malformed_ids); })
-            << '\n';
-  std::cout << "interior control rejected: "
-            << rejection([&] { tokenizer.decode_document(Ids{llm::kBosTokenId, 100, llm::kBosTokenId, llm::kEosTokenId}); })
-            << '\n';
+  std::cout << "malformed decoded bytes: ["
+            << demo::hex_text(tokenizer.decode_content(malformed_ids)) << "]\n";
+  std::cout << "malformed UTF-8: "
+            << rejection([&] { tokenizer.decode_content_utf8(malformed_ids); }) << '\n';
+  std::cout << "interior control rejected: " << rejection([&] {
+    tokenizer.decode_document(Ids{llm::kBosTokenId, 100, llm::kBosTokenId, llm::kEosTokenId});
+  }) << '\n';
 
   const Ids canonical = tokenizer.encode_content(" а");
   const Ids noncanonical = noncanonical_space_a(tokenizer);
@@ -177,17 +193,19 @@ int main(int argc, char** argv) try {
               << rule.training_pair.right << " training_token=" << rule.training_token_id
               << " content_pair=" << rule.content_pair.left << ',' << rule.content_pair.right
               << " content_token=" << rule.content_token_id
-              << " bytes_hex=" << demo::hex_text(*tokenizer.token_bytes(rule.content_token_id)) << '\n';
+              << " bytes_hex=" << demo::hex_text(*tokenizer.token_bytes(rule.content_token_id))
+              << '\n';
   }
   const Json ascii = print_trace_case(tokenizer, "ascii-bee", "bee ");
   const Json cyrillic = print_trace_case(tokenizer, "cyrillic-a", " а");
   std::cout << "TRACE apply-bpe-tokenizer-v1 END\n";
   std::cout << "chapter 5 handoff: preserve each wrapped document boundary\n";
 
-  demo::write_trace(trace_path, {{"vocabulary_size", layout.vocabulary_size()},
-                                 {"rules", rules_json(tokenizer)},
-                                 {"cases", {ascii, cyrillic}},
-                                 {"segmentations", segmentations_json(tokenizer, canonical, noncanonical)}});
+  demo::write_trace(trace_path,
+                    {{"vocabulary_size", layout.vocabulary_size()},
+                     {"rules", rules_json(tokenizer)},
+                     {"cases", {ascii, cyrillic}},
+                     {"segmentations", segmentations_json(tokenizer, canonical, noncanonical)}});
   return 0;
 } catch (const std::exception& error) {
   std::cerr << "chapter 4 demo failed: " << error.what() << '\n';

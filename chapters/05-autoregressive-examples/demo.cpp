@@ -25,7 +25,9 @@ using llm::Partition;
 using llm::TokenId;
 using Ids = std::vector<TokenId>;
 
-std::string ids_text(std::span<const TokenId> ids) { return demo::list_text(ids); }
+std::string ids_text(std::span<const TokenId> ids) {
+  return demo::list_text(ids);
+}
 
 // One document's pairs and suffix as trace data.
 Json tape_json(std::string_view partition, std::string_view id, const Ids& tokens,
@@ -38,8 +40,13 @@ Json tape_json(std::string_view partition, std::string_view id, const Ids& token
   }
   const auto tail = config.incomplete_tail(tokens);
   Json tail_json = nullptr;
-  if (tail) tail_json = {{"start", tail->start}, {"tokens", Ids(tail->tokens.begin(), tail->tokens.end())}};
-  return {{"partition", partition}, {"id", id}, {"tokens", tokens}, {"windows", windows}, {"tail", tail_json}};
+  if (tail)
+    tail_json = {{"start", tail->start}, {"tokens", Ids(tail->tokens.begin(), tail->tokens.end())}};
+  return {{"partition", partition},
+          {"id", id},
+          {"tokens", tokens},
+          {"windows", windows},
+          {"tail", tail_json}};
 }
 
 Json trace_json(const CausalWindowConfig& config, const llm::EncodedCorpusPartitions& encoded) {
@@ -61,11 +68,13 @@ Json trace_json(const CausalWindowConfig& config, const llm::EncodedCorpusPartit
   const CausalWindowConfig stride_two = CausalWindowConfig::create(3, 2);
   Json stride_two_totals = Json::object();
   for (Partition partition : llm::kPartitions) {
-    stride_two_totals[std::string(llm::partition_label(partition))] = encoded.window_count(partition, stride_two);
+    stride_two_totals[std::string(llm::partition_label(partition))] =
+        encoded.window_count(partition, stride_two);
   }
-  return {{"config", {{"context", config.context_length()},
-                      {"stride", config.stride()},
-                      {"required", config.required_source_tokens()}}},
+  return {{"config",
+           {{"context", config.context_length()},
+            {"stride", config.stride()},
+            {"required", config.required_source_tokens()}}},
           {"tapes", tapes},
           {"stride_two", tape_json("train", "train-a", {0, 41, 42, 43, 44, 1}, stride_two)},
           {"stride_two_corpus_pairs", stride_two_totals},
@@ -77,8 +86,8 @@ Json trace_json(const CausalWindowConfig& config, const llm::EncodedCorpusPartit
 // region: chapter-output
 int main(int argc, char** argv) try {
   const auto trace_path = demo::trace_path(argc, argv);
-  std::cout << "task-specific hand-labeled contrast: sentiment rows=" << ch05::kHandLabeledRows.size()
-            << '\n';
+  std::cout << "task-specific hand-labeled contrast: sentiment rows="
+            << ch05::kHandLabeledRows.size() << '\n';
   for (std::size_t index = 0; index < ch05::kHandLabeledRows.size(); ++index) {
     const ch05::LabeledRow& row = ch05::kHandLabeledRows[index];
     std::cout << "labeled row " << index << ": input=" << ids_text(row.input)
@@ -97,12 +106,13 @@ int main(int argc, char** argv) try {
   }
   const auto tail = config.incomplete_tail(source);
   std::cout << "next start too short: start=" << tail.value().start
-            << " tokens=" << ids_text(tail.value().tokens) << " required=" << config.required_source_tokens()
-            << " emitted=false\n";
+            << " tokens=" << ids_text(tail.value().tokens)
+            << " required=" << config.required_source_tokens() << " emitted=false\n";
   const Ids short_document = {0, 61, 1};
   std::cout << "short document: " << ids_text(short_document)
             << " pairs=" << config.window_count(short_document.size())
-            << " suffix=" << ids_text(config.incomplete_tail(short_document).value().tokens) << '\n';
+            << " suffix=" << ids_text(config.incomplete_tail(short_document).value().tokens)
+            << '\n';
 
   // The book's corpus: train merges on the train split, freeze, encode each document alone.
   const llm::CorpusPartitions partitions = book_corpus::partitions();
@@ -112,7 +122,8 @@ int main(int argc, char** argv) try {
   std::cout << "frozen encoded documents: train=" << encoded.documents(Partition::Train).size()
             << " validation=" << encoded.documents(Partition::Validation).size()
             << " test=" << encoded.documents(Partition::Test).size() << '\n';
-  std::cout << "encoded pairs at context=" << config.context_length() << " stride=" << config.stride()
+  std::cout << "encoded pairs at context=" << config.context_length()
+            << " stride=" << config.stride()
             << ": train=" << encoded.window_count(Partition::Train, config)
             << " validation=" << encoded.window_count(Partition::Validation, config)
             << " test=" << encoded.window_count(Partition::Test, config) << '\n';

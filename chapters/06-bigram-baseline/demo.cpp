@@ -75,8 +75,8 @@ void print_evidence(const std::vector<std::vector<TokenId>>& documents, const Bi
   print_row(model, ch06::kA);
   std::cout << "unseen successor A->C: MLE="
             << llm::format_fixed(*model.maximum_likelihood_probability(ch06::kA, ch06::kC), 3)
-            << " add-alpha="
-            << llm::format_fixed(model.smoothed_probability(ch06::kA, ch06::kC), 3) << '\n';
+            << " add-alpha=" << llm::format_fixed(model.smoothed_probability(ch06::kA, ch06::kC), 3)
+            << '\n';
   print_row(model, ch06::kC);
   std::cout << "flattening would invent:";
   for (const ch06::Transition& transition : invented) {
@@ -106,7 +106,8 @@ std::string role_of(TokenId token, const std::vector<std::vector<TokenId>>& docu
 Json row_json(const BigramModel& model, TokenId context) {
   const std::span<const std::uint64_t> counts = model.counts_row(context);
   Json numerators = Json::array();
-  for (std::uint64_t count : counts) numerators.push_back(static_cast<double>(count) + model.alpha());
+  for (std::uint64_t count : counts)
+    numerators.push_back(static_cast<double>(count) + model.alpha());
   const std::vector<double> smoothed = model.smoothed_distribution(context);
   double smoothed_sum = 0.0;
   for (double probability : smoothed) smoothed_sum += probability;
@@ -141,7 +142,8 @@ Json trace_json(const std::vector<std::vector<TokenId>>& documents, const Bigram
   const std::size_t vocabulary = model.vocabulary_size();
   Json tokens = Json::array();
   for (TokenId id = 0; id < vocabulary; ++id) {
-    tokens.push_back({{"id", id}, {"symbol", ch06::kSymbols[id]}, {"role", role_of(id, documents)}});
+    tokens.push_back(
+        {{"id", id}, {"symbol", ch06::kSymbols[id]}, {"role", role_of(id, documents)}});
   }
   Json documents_json = Json::array();
   for (std::size_t d = 0; d < documents.size(); ++d) {
@@ -173,24 +175,25 @@ Json trace_json(const std::vector<std::vector<TokenId>>& documents, const Bigram
   const std::vector<std::vector<TokenId>> outside_vocabulary = {{ch06::kA, 5}};
   Json errors = Json::array();
   errors.push_back(rejected("fit with V = 0", [&] { BigramModel::fit(0, 1.0, documents); }));
-  errors.push_back(rejected("fit with alpha = 0", [&] { BigramModel::fit(vocabulary, 0.0, documents); }));
+  errors.push_back(
+      rejected("fit with alpha = 0", [&] { BigramModel::fit(vocabulary, 0.0, documents); }));
   errors.push_back(rejected("fit a document holding ID 5",
                             [&] { BigramModel::fit(vocabulary, 1.0, outside_vocabulary); }));
   errors.push_back(rejected("smoothed probability after ID 5",
                             [&] { (void)model.smoothed_probability(5, ch06::kA); }));
-  return {{"vocabulary", tokens},
-          {"alpha", model.alpha()},
-          {"documents", documents_json},
-          {"fitted_documents", model.fitted_documents()},
-          {"fitted_transitions", model.fitted_transitions()},
-          {"counts", counts},
-          {"row_totals", row_totals},
-          {"rows", {row_json(model, ch06::kA), row_json(model, ch06::kB), row_json(model, ch06::kC)}},
-          {"swapped_row_a", swapped_a},
-          {"joined", {{"tokens", one_sequence},
-                      {"pairs", one_sequence.size() - 1},
-                      {"invented", invented_json}}},
-          {"errors", errors}};
+  return {
+      {"vocabulary", tokens},
+      {"alpha", model.alpha()},
+      {"documents", documents_json},
+      {"fitted_documents", model.fitted_documents()},
+      {"fitted_transitions", model.fitted_transitions()},
+      {"counts", counts},
+      {"row_totals", row_totals},
+      {"rows", {row_json(model, ch06::kA), row_json(model, ch06::kB), row_json(model, ch06::kC)}},
+      {"swapped_row_a", swapped_a},
+      {"joined",
+       {{"tokens", one_sequence}, {"pairs", one_sequence.size() - 1}, {"invented", invented_json}}},
+      {"errors", errors}};
 }
 
 }  // namespace

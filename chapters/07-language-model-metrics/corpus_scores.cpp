@@ -15,7 +15,8 @@ FrozenMetricFixture frozen_metric_fixture() {
   const llm::CorpusPartitions partitions = book_corpus::partitions();
   const llm::BpeTraining training = llm::BpeTrainer(kRequestedMerges).train(partitions);
   const llm::BpeTokenizer tokenizer = llm::BpeTokenizer::from_training(training);
-  llm::EncodedCorpusPartitions encoded = llm::EncodedCorpusPartitions::encode(partitions, tokenizer);
+  llm::EncodedCorpusPartitions encoded =
+      llm::EncodedCorpusPartitions::encode(partitions, tokenizer);
   llm::BigramModel model =
       llm::fit_bigram_on_training_partition(tokenizer.vocabulary_size(), kBigramAlpha, encoded);
   return {partitions.corpus_checksum(),
@@ -40,7 +41,8 @@ BoundaryEvidence boundary_evidence(const llm::EncodedCorpusPartitions& encoded) 
       evidence.eos_target &= tokens.size() >= 2 && tokens.back() == llm::kEosTokenId;
       for (std::size_t t = 1; t < tokens.size(); ++t) {  // the targets: positions 1 .. n-1
         evidence.bos_target |= tokens[t] == llm::kBosTokenId;
-        evidence.cross_document |= tokens[t - 1] == llm::kEosTokenId && tokens[t] == llm::kBosTokenId;
+        evidence.cross_document |=
+            tokens[t - 1] == llm::kEosTokenId && tokens[t] == llm::kBosTokenId;
       }
     }
   }

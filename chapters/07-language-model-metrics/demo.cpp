@@ -74,7 +74,8 @@ void print_fixed_examples(const FixedExamples& e) {
   }
   std::cout << "same argmax=" << e.argmax.symbols[e.argmax.q_argmax]
             << " target=" << e.argmax.symbols[e.argmax.target]
-            << ": q_nll=" << format_fixed(e.argmax.q_nll) << " r_nll=" << format_fixed(e.argmax.r_nll)
+            << ": q_nll=" << format_fixed(e.argmax.q_nll)
+            << " r_nll=" << format_fixed(e.argmax.r_nll)
             << " lower=" << (e.argmax.q_nll < e.argmax.r_nll ? "q" : "r") << '\n';
   std::cout << e.underflow.factors
             << " halves: raw_product=" << llm::format_scientific(e.underflow.raw_product, 3)
@@ -102,8 +103,9 @@ void print_corpus_evidence(const CorpusEvidence& e) {
   const ch07::FrozenMetricFixture& f = e.fixture;
   std::cout << "corpus checksum: " << f.corpus_checksum << '\n';
   std::cout << "split strategy: " << f.split_strategy << '\n';
-  std::cout << "tokenizer: layout=" << f.tokenizer_layout << " requested_merges=" << f.requested_merges
-            << " learned_merges=" << f.learned_merges << " vocabulary=" << f.vocabulary_size
+  std::cout << "tokenizer: layout=" << f.tokenizer_layout
+            << " requested_merges=" << f.requested_merges << " learned_merges=" << f.learned_merges
+            << " vocabulary=" << f.vocabulary_size
             << " statistics=" << (f.merges_learned_from_train_only ? "train" : "not-train-only")
             << '\n';
   std::cout << "model: alpha=" << format_fixed(f.model.alpha())
@@ -121,8 +123,8 @@ void print_corpus_evidence(const CorpusEvidence& e) {
     std::cout << name << " documents: "
               << ids_text(f.encoded.documents(llm::corpus_partition(score.partition))) << '\n';
     std::cout << name << ": documents=" << score.document_count << " targets=" << m.target_count()
-              << " total_surprise=" << format_fixed(m.total_nll()) << ' '
-              << mean_and_perplexity(m) << '\n';
+              << " total_surprise=" << format_fixed(m.total_nll()) << ' ' << mean_and_perplexity(m)
+              << '\n';
   }
   std::cout << "target policy: BOS=" << (e.boundary.bos_target ? "target" : "context-only")
             << " EOS=" << (e.boundary.eos_target ? "target" : "not-always-target")
@@ -154,7 +156,8 @@ Json fixed_examples_json(const FixedExamples& e) {
       {"tiny", {{"targets", targets}, {"metrics", metrics_json(e.tiny.metrics)}}},
       {"perfect", metrics_json(e.anchors.perfect)},
       {"uniform",
-       {{"vocabulary", e.anchors.uniform_vocabulary}, {"metrics", metrics_json(e.anchors.uniform)}}},
+       {{"vocabulary", e.anchors.uniform_vocabulary},
+        {"metrics", metrics_json(e.anchors.uniform)}}},
       {"impossible",
        {{"probabilities", e.edges.impossible_probabilities},
         {"metrics", metrics_json(e.edges.impossible)}}},
@@ -229,20 +232,20 @@ Json corpus_json(const CorpusEvidence& e) {
 int main(int argc, char** argv) {
   try {
     const auto trace = demo::trace_path(argc, argv);
-    const FixedExamples examples{ch07::tiny_example(),       ch07::scale_anchors(),
-                                 ch07::edge_cases(),         ch07::document_weighting(),
-                                 ch07::same_argmax(),        ch07::underflow()};
+    const FixedExamples examples{ch07::tiny_example(), ch07::scale_anchors(),
+                                 ch07::edge_cases(),   ch07::document_weighting(),
+                                 ch07::same_argmax(),  ch07::underflow()};
     CorpusEvidence corpus{ch07::frozen_metric_fixture(), {}, {}};
     for (llm::ScoredPartition partition : llm::kScoredPartitions) {
-      corpus.scores.push_back(llm::score_bigram_partition(corpus.fixture.model,
-                                                          corpus.fixture.encoded, partition));
+      corpus.scores.push_back(
+          llm::score_bigram_partition(corpus.fixture.model, corpus.fixture.encoded, partition));
     }
     corpus.boundary = ch07::boundary_evidence(corpus.fixture.encoded);
 
     print_fixed_examples(examples);
     print_corpus_evidence(corpus);
-    demo::write_trace(trace, {{"fixed", fixed_examples_json(examples)},
-                              {"corpus", corpus_json(corpus)}});
+    demo::write_trace(trace,
+                      {{"fixed", fixed_examples_json(examples)}, {"corpus", corpus_json(corpus)}});
     return 0;
   } catch (const std::exception& error) {
     std::cerr << "chapter 7 demo failed: " << error.what() << '\n';

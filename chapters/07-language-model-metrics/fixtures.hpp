@@ -15,9 +15,9 @@ namespace ch07 {
 
 /// The opening example: one term per target, then the aggregate.
 struct TinyExample {
-  std::vector<double> probabilities;                 ///< [1/2, 1/4]
+  std::vector<double> probabilities;                  ///< [1/2, 1/4]
   std::vector<llm::LanguageModelMetrics> per_target;  ///< each target scored alone
-  llm::LanguageModelMetrics metrics;                 ///< both targets together
+  llm::LanguageModelMetrics metrics;                  ///< both targets together
 };
 TinyExample tiny_example();
 

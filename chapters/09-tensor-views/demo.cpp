@@ -25,9 +25,13 @@ using llm::Tensor;
 using llm::TensorError;
 using llm::TensorView;
 
-std::string flag(bool value) { return value ? "true" : "false"; }
+std::string flag(bool value) {
+  return value ? "true" : "false";
+}
 
-std::string values_text(std::span<const double> values) { return llm::format_list(values); }
+std::string values_text(std::span<const double> values) {
+  return llm::format_list(values);
+}
 
 std::string offsets_text(const std::vector<std::size_t>& offsets) {
   return llm::format_list(std::span<const std::size_t>(offsets));
@@ -58,8 +62,9 @@ void print_evidence(const Tensor& matrix) {
   const Tensor materialized = slice.materialize();
 
   const TensorError count_error = refusal("reshape [4, 2]", [&] { view.reshape({4, 2}); });
-  const TensorError contiguity_error =
-      refusal("reshape the transpose [2, 3]", [&] { transposed.reshape({2, 3}); });
+  const TensorError contiguity_error = refusal("reshape the transpose [2, 3]", [&] {
+    transposed.reshape({2, 3});
+  });
   const TensorError slice_error = refusal("slice 1..4 of axis 1", [&] { view.slice(1, 1, 4); });
 
   const Tensor scalar = Tensor::scalar(7.0);
@@ -73,8 +78,8 @@ void print_evidence(const Tensor& matrix) {
   std::cout << "borrowed transpose: shared=" << flag(transposed.shares_storage_with(view))
             << " shape=" << llm::shape_text(transposed.shape())
             << " strides=" << llm::shape_text(transposed.strides())
-            << " base=" << transposed.offset()
-            << " contiguous=" << flag(transposed.is_contiguous()) << '\n';
+            << " base=" << transposed.offset() << " contiguous=" << flag(transposed.is_contiguous())
+            << '\n';
   std::cout << "borrowed transpose order: offsets="
             << offsets_text(ch09::logical_offsets(transposed))
             << " values=" << values_text(ch09::logical_values(transposed)) << '\n';
@@ -87,8 +92,7 @@ void print_evidence(const Tensor& matrix) {
             << " offsets=" << offsets_text(ch09::logical_offsets(slice))
             << " values=" << values_text(ch09::logical_values(slice))
             << " contiguous=" << flag(slice.is_contiguous()) << '\n';
-  std::cout << "materialized slice: independent="
-            << flag(owns_separate_storage(materialized, view))
+  std::cout << "materialized slice: independent=" << flag(owns_separate_storage(materialized, view))
             << " shape=" << llm::shape_text(materialized.shape())
             << " strides=" << llm::shape_text(materialized.strides())
             << " values=" << values_text(materialized.values()) << '\n';
@@ -136,12 +140,9 @@ Json view_json(const std::string& id, const std::string& operation, const Tensor
 }
 
 Json error_json(const std::string& request, const TensorError& error) {
-  return {{"request", request},
-          {"kind", error.kind_name()},
-          {"message", error.what()},
-          {"reference_wording", ch09::reference_wording(error)},
-          {"shape", error.shape()},
-          {"other_shape", error.other_shape()},
+  return {{"request", request},        {"kind", error.kind_name()},
+          {"message", error.what()},   {"reference_wording", ch09::reference_wording(error)},
+          {"shape", error.shape()},    {"other_shape", error.other_shape()},
           {"strides", error.strides()}};
 }
 
@@ -169,8 +170,9 @@ Json heads_json() {
   const TensorView output_back = output.view().permute({0, 2, 1, 3});
   record("fresh [B, H, T, D], permute([0, 2, 1, 3])", output_back,
          output_back.shares_storage_with(x.view()));
-  const TensorError refused = refusal("merge the fresh heads by reshape",
-                                      [&] { output_back.reshape({1, 3, 4}); });
+  const TensorError refused = refusal("merge the fresh heads by reshape", [&] {
+    output_back.reshape({1, 3, 4});
+  });
   const Tensor merged_copy = output_back.materialize();
   const TensorView merged_copy_view = merged_copy.view().reshape({1, 3, 4});
   record("materialize(), reshape([1, 3, 4])", merged_copy_view,
@@ -204,21 +206,25 @@ Json trace_json(const Tensor& matrix) {
         {"values", std::vector<double>(copied.values().begin(), copied.values().end())},
         {"shares_owner_storage", !owns_separate_storage(copied, view)}}},
       {"views",
-       {view_json("base", "view()", view, view), view_json("reshape", "reshape({3, 2})",
-                                                             view.reshape({3, 2}), view),
+       {view_json("base", "view()", view, view),
+        view_json("reshape", "reshape({3, 2})", view.reshape({3, 2}), view),
         view_json("transpose", "transpose(0, 1)", transposed, view),
         view_json("slice", "slice(1, 1, 3)", slice, view)}},
       {"materialized",
        {{"shape", materialized.shape()},
         {"strides", materialized.strides()},
-        {"values", std::vector<double>(materialized.values().begin(),
-                                       materialized.values().end())},
+        {"values", std::vector<double>(materialized.values().begin(), materialized.values().end())},
         {"source_offsets", ch09::logical_offsets(slice)},
         {"shares_owner_storage", !owns_separate_storage(materialized, view)}}},
       {"errors",
-       {error_json("view.reshape([4, 2])", refusal("", [&] { view.reshape({4, 2}); })),
-        error_json("view.transpose(0, 1).reshape([2, 3])",
-                   refusal("", [&] { transposed.reshape({2, 3}); })),
+       {error_json("view.reshape([4, 2])", refusal("",
+                                                   [&] {
+                                                     view.reshape({4, 2});
+                                                   })),
+        error_json("view.transpose(0, 1).reshape([2, 3])", refusal("",
+                                                                   [&] {
+                                                                     transposed.reshape({2, 3});
+                                                                   })),
         error_json("view.slice(1, 1, 4)", refusal("", [&] { view.slice(1, 1, 4); }))}},
       {"permute",
        {{"shape", cube.shape()},

@@ -12,7 +12,9 @@
 namespace ch09 {
 
 // region: worked-owner
-llm::Tensor worked_matrix() { return llm::Tensor({2, 3}, {10, 11, 12, 20, 21, 22}); }
+llm::Tensor worked_matrix() {
+  return llm::Tensor({2, 3}, {10, 11, 12, 20, 21, 22});
+}
 // endregion: worked-owner
 
 // region: eager-copying-transpose
@@ -53,8 +55,9 @@ std::vector<WalkerRun> walker_runs(const llm::TensorView& view) {
   std::vector<WalkerRun> runs;
   llm::for_each_run<1>(view.shape(), {view.strides()}, {view.offset()},
                        [&](const std::array<std::size_t, 1>& at,
-                           const std::array<std::size_t, 1>& step,
-                           std::size_t count) { runs.push_back({at[0], step[0], count}); });
+                           const std::array<std::size_t, 1>& step, std::size_t count) {
+                         runs.push_back({at[0], step[0], count});
+                       });
   return runs;
 }
 

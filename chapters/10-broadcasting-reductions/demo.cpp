@@ -198,9 +198,10 @@ Json trace_json(const ch10::WorkedExample& example, const Tensor& scalar_broadca
             reduction_json("mean", example.biased, 1, KeepDim::Yes, example.mean_per_token),
             reduction_json("max", example.biased, 1, KeepDim::No, example.max_per_token)}},
           {"scalar_broadcast", demo::tensor_json(scalar_broadcast)},
-          {"empty_broadcast", {{"shape", empty_broadcast.shape()},
-                               {"size", empty_broadcast.size()},
-                               {"closure_calls", closure_calls}}},
+          {"empty_broadcast",
+           {{"shape", empty_broadcast.shape()},
+            {"size", empty_broadcast.size()},
+            {"closure_calls", closure_calls}}},
           {"errors", errors}};
 }
 
@@ -246,8 +247,7 @@ int main(int argc, char** argv) {
     std::cout << "scalar broadcast: " << tensor_line(scalar_broadcast) << '\n';
     std::cout << "empty broadcast: shape="
               << llm::format_list(std::span<const std::size_t>(empty_broadcast.shape()))
-              << " values=" << empty_broadcast.size() << " closure_calls=" << closure_calls
-              << '\n';
+              << " values=" << empty_broadcast.size() << " closure_calls=" << closure_calls << '\n';
     std::cout << "empty sum axis=1 keep_dim=false: " << tensor_line(empty_sum) << '\n';
     for (const Rejection& rejection : rejections) {
       std::cout << rejection.label << ": " << rejection_text(rejection.error, rejection.operation)
@@ -255,8 +255,8 @@ int main(int argc, char** argv) {
     }
     std::cout << "chapter 11 handoff: contract matching axes with matrix multiplication\n";
 
-    demo::write_trace(trace, trace_json(example, scalar_broadcast, empty_broadcast,
-                                        closure_calls, rejections));
+    demo::write_trace(
+        trace, trace_json(example, scalar_broadcast, empty_broadcast, closure_calls, rejections));
     return 0;
   } catch (const std::exception& error) {
     std::cerr << "chapter 10 demo failed: " << error.what() << '\n';

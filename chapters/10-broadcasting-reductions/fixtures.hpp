@@ -10,13 +10,13 @@ namespace ch10 {
 
 /// Every tensor of the worked calculation, in the order it is computed.
 struct WorkedExample {
-  llm::Tensor tokens;            ///< [2, 3]: two token rows, three features each
-  llm::Tensor bias;              ///< [3]: one value per feature, no token axis
-  llm::Tensor biased;            ///< [2, 3]: tokens + bias, the bias reused by each row
-  llm::Tensor squared;           ///< [2, 3]: every token feature squared
-  llm::Tensor sum_over_tokens;   ///< [3]: biased summed along axis 0, axis removed
-  llm::Tensor mean_per_token;    ///< [2, 1]: biased averaged along axis 1, axis kept
-  llm::Tensor max_per_token;     ///< [2]: the largest biased value along axis 1, axis removed
+  llm::Tensor tokens;           ///< [2, 3]: two token rows, three features each
+  llm::Tensor bias;             ///< [3]: one value per feature, no token axis
+  llm::Tensor biased;           ///< [2, 3]: tokens + bias, the bias reused by each row
+  llm::Tensor squared;          ///< [2, 3]: every token feature squared
+  llm::Tensor sum_over_tokens;  ///< [3]: biased summed along axis 0, axis removed
+  llm::Tensor mean_per_token;   ///< [2, 1]: biased averaged along axis 1, axis kept
+  llm::Tensor max_per_token;    ///< [2]: the largest biased value along axis 1, axis removed
 };
 
 /// tokens = [[1, 2, 3], [4, 5, 6]] and bias = [10, 20, 30], and every result

@@ -21,8 +21,12 @@ using llm::format_list;
 using llm::format_shortest;
 using llm::Tensor;
 
-std::string shape_text(const Tensor& tensor) { return format_list(tensor.shape()); }
-std::string values_text(const Tensor& tensor) { return format_list(tensor.values()); }
+std::string shape_text(const Tensor& tensor) {
+  return format_list(tensor.shape());
+}
+std::string values_text(const Tensor& tensor) {
+  return format_list(tensor.values());
+}
 
 // `4.0*1.0 + 5.0*0.0 + 6.0*2.0 = 16.0`, from the loop's own steps.
 std::string cell_text(const std::vector<ch11::CellTerm>& terms) {
@@ -74,7 +78,8 @@ Json trace_of(const ch11::WorkedExample& example, const std::vector<ch11::CellTe
   const std::size_t matrix = example.batched_product.size() / batches;
   for (std::size_t b = 0; b < batches; ++b) {
     Json values = Json::array();
-    for (std::size_t e = 0; e < matrix; ++e) values.push_back(example.batched_product.values()[b * matrix + e]);
+    for (std::size_t e = 0; e < matrix; ++e)
+      values.push_back(example.batched_product.values()[b * matrix + e]);
     mapping.push_back({{"output", b},
                        {"left", example.batched_token_rows.shape()[0] == 1 ? 0 : b},
                        {"right", example.batched_weights.shape()[0] == 1 ? 0 : b},
@@ -105,11 +110,13 @@ Json trace_of(const ch11::WorkedExample& example, const std::vector<ch11::CellTe
                            {"largest_difference", comparison.largest_difference}});
   }
   const auto [rows, depth, columns] = ch11::kComparisonShape;
-  trace["comparison"] = {{"rows", rows}, {"depth", depth}, {"columns", columns},
-                         {"results", comparisons}};
+  trace["comparison"] = {
+      {"rows", rows}, {"depth", depth}, {"columns", columns}, {"results", comparisons}};
   const ch11::FusedContrast fused = ch11::fused_contrast();
-  trace["fused"] = {{"left", fused.left},         {"right", fused.right},
-                    {"addend", fused.addend},     {"separate", fused.separate},
+  trace["fused"] = {{"left", fused.left},
+                    {"right", fused.right},
+                    {"addend", fused.addend},
+                    {"separate", fused.separate},
                     {"fused", fused.fused}};
   return trace;
 }

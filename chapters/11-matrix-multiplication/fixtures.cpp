@@ -75,12 +75,11 @@ RejectedProduct rejected(std::string label, Request&& request) {
 
 // region: rejected-products
 std::vector<RejectedProduct> rejected_products(const WorkedExample& example) {
-  const Tensor wrong_inner = Tensor::zeros({4, 2});      // K = 4 against A's 3
-  const Tensor wrong_batch = Tensor::zeros({3, 3, 2});   // 3 batches against 2
-  const Tensor rank_one({3}, {1, 2, 3});                 // a vector, not a matrix
+  const Tensor wrong_inner = Tensor::zeros({4, 2});     // K = 4 against A's 3
+  const Tensor wrong_batch = Tensor::zeros({3, 3, 2});  // 3 batches against 2
+  const Tensor rank_one({3}, {1, 2, 3});                // a vector, not a matrix
   std::vector<RejectedProduct> rejected_list;
-  rejected_list.push_back(
-      rejected("inner", [&] { llm::matmul(example.token_rows, wrong_inner); }));
+  rejected_list.push_back(rejected("inner", [&] { llm::matmul(example.token_rows, wrong_inner); }));
   rejected_list.push_back(
       rejected("batch", [&] { llm::matmul(example.batched_token_rows, wrong_batch); }));
   rejected_list.push_back(rejected("rank", [&] { llm::matmul(rank_one, example.weights); }));
@@ -167,7 +166,8 @@ BitComparison compare(std::string method, const Tensor& result, const Tensor& re
     if (std::bit_cast<std::uint64_t>(value) == std::bit_cast<std::uint64_t>(expected)) {
       ++comparison.equal_bits;
     }
-    comparison.largest_difference = std::max(comparison.largest_difference, std::abs(value - expected));
+    comparison.largest_difference =
+        std::max(comparison.largest_difference, std::abs(value - expected));
   }
   return comparison;
 }
@@ -186,16 +186,15 @@ std::vector<BitComparison> compare_with_textbook() {
                                 llm::matmul(a, b), textbook));
   for (const auto& kernel : kernels) {
     Tensor c = Tensor::zeros({rows, columns});
-    llm::matmul_detail::multiply_matrices_with(kernel, rows, depth, columns,
-                                               {a.values().data(), depth, 1},
-                                               {b.values().data(), columns, 1},
-                                               c.mutable_values().data(), columns);
+    llm::matmul_detail::multiply_matrices_with(
+        kernel, rows, depth, columns, {a.values().data(), depth, 1},
+        {b.values().data(), columns, 1}, c.mutable_values().data(), columns);
     comparisons.push_back(compare(std::string(kernel.name) + " microkernel, blocked", c, textbook));
   }
   comparisons.push_back(
       compare("textbook loop, k downwards", variant_product(a, b, Variant::Downwards), textbook));
-  comparisons.push_back(
-      compare("textbook loop, fused multiply-add", variant_product(a, b, Variant::Fused), textbook));
+  comparisons.push_back(compare("textbook loop, fused multiply-add",
+                                variant_product(a, b, Variant::Fused), textbook));
   return comparisons;
 }
 

@@ -32,11 +32,11 @@ WorkedExample worked_example();
 
 /// One step of the row-by-column loop for a single output cell.
 struct CellTerm {
-  std::size_t k;       ///< the inner index
-  double left;         ///< A[i, k]
-  double right;        ///< B[k, j]
-  double product;      ///< A[i, k] * B[k, j], rounded
-  double partial_sum;  ///< the running sum after adding the product, rounded
+  std::size_t k;             ///< the inner index
+  double left;               ///< A[i, k]
+  double right;              ///< B[k, j]
+  double product;            ///< A[i, k] * B[k, j], rounded
+  double partial_sum;        ///< the running sum after adding the product, rounded
   std::size_t left_offset;   ///< where A[i, k] sits in left's storage
   std::size_t right_offset;  ///< where B[k, j] sits in right's storage
 };
@@ -63,10 +63,10 @@ std::string printed_reason(const llm::TensorError& error);
 
 /// How one way of multiplying compares with the textbook loop, element by element.
 struct BitComparison {
-  std::string method;              ///< e.g. `matmul (avx512 microkernel)`
-  std::size_t equal_bits = 0;      ///< elements whose 64 bits equal the textbook's
-  std::size_t elements = 0;        ///< elements compared
-  double largest_difference = 0;   ///< max |value - textbook value|
+  std::string method;             ///< e.g. `matmul (avx512 microkernel)`
+  std::size_t equal_bits = 0;     ///< elements whose 64 bits equal the textbook's
+  std::size_t elements = 0;       ///< elements compared
+  double largest_difference = 0;  ///< max |value - textbook value|
 };
 
 /// The shape of the product used for the bit comparisons.

@@ -130,11 +130,11 @@ Json numbers_json(std::span<const double> values) {
 /// as [rows, 1], the shift by broadcasting, exp, the row sums, the division.
 /// The library's softmax computes the same operations in the same order.
 struct ComposedSoftmax {
-  Tensor maxima;        ///< [rows, 1]: m of each row
-  Tensor shifted;       ///< [rows, classes]: x - m, at most 0
-  Tensor exponentials;  ///< [rows, classes]: exp(x - m), in (0, 1]
-  Tensor normalizers;   ///< [rows, 1]: Z = sum of the row's exponentials, in [1, classes]
-  Tensor probabilities; ///< [rows, classes]: exp(x - m) / Z
+  Tensor maxima;         ///< [rows, 1]: m of each row
+  Tensor shifted;        ///< [rows, classes]: x - m, at most 0
+  Tensor exponentials;   ///< [rows, classes]: exp(x - m), in (0, 1]
+  Tensor normalizers;    ///< [rows, 1]: Z = sum of the row's exponentials, in [1, classes]
+  Tensor probabilities;  ///< [rows, classes]: exp(x - m) / Z
 };
 
 ComposedSoftmax composed_softmax(const Tensor& logits) {
@@ -198,10 +198,11 @@ Json trace_json(const ch12::WorkedExample& example, const std::vector<double>& l
                           example.log_normalizers);
   Json targets = Json::array();
   for (std::size_t row = 0; row < ch12::kTargets.size(); ++row) {
-    targets.push_back({{"row", row},
-                       {"class", ch12::kTargets[row]},
-                       {"log_probability", row_of(example.log_probabilities, row)[ch12::kTargets[row]]},
-                       {"loss", losses[row]}});
+    targets.push_back(
+        {{"row", row},
+         {"class", ch12::kTargets[row]},
+         {"log_probability", row_of(example.log_probabilities, row)[ch12::kTargets[row]]},
+         {"loss", losses[row]}});
   }
   // A second example whose rows differ in spread and in where their maximum
   // sits: the worked rows all share one set of statistics, so a bug that
@@ -209,9 +210,9 @@ Json trace_json(const ch12::WorkedExample& example, const std::vector<double>& l
   const Tensor uneven({2, 3}, {2.0, 0.0, -1.0, 1000.0, 1003.0, 998.0});
   const std::array<std::size_t, 2> uneven_targets = {0, 2};
   const Tensor uneven_probabilities = llm::softmax(uneven, ch12::kClassAxis);
-  Json asymmetric = rows_json(uneven, uneven_probabilities,
-                              llm::log_softmax(uneven, ch12::kClassAxis),
-                              llm::log_sum_exp(uneven, ch12::kClassAxis));
+  Json asymmetric =
+      rows_json(uneven, uneven_probabilities, llm::log_softmax(uneven, ch12::kClassAxis),
+                llm::log_sum_exp(uneven, ch12::kClassAxis));
   asymmetric["targets"] = uneven_targets;
   asymmetric["mean_nll"] = llm::indexed_mean_nll(uneven, ch12::kClassAxis, uneven_targets);
   Json errors = Json::array();
@@ -225,11 +226,11 @@ Json trace_json(const ch12::WorkedExample& example, const std::vector<double>& l
           {"class_axis", ch12::kClassAxis},
           {"stable", stable},
           {"naive", naive_json(example.logits)},
-          {"exp_limits", {{"largest_finite_argument", std::log(std::numeric_limits<double>::max())},
-                          {"smallest_positive_argument",
-                           std::log(std::numeric_limits<double>::denorm_min())},
-                           {"exp_of_1000", demo::number_json(std::exp(1000.0))},
-                          {"exp_of_minus_1000", std::exp(-1000.0)}}},
+          {"exp_limits",
+           {{"largest_finite_argument", std::log(std::numeric_limits<double>::max())},
+            {"smallest_positive_argument", std::log(std::numeric_limits<double>::denorm_min())},
+            {"exp_of_1000", demo::number_json(std::exp(1000.0))},
+            {"exp_of_minus_1000", std::exp(-1000.0)}}},
           {"targets", targets},
           {"mean_nll", example.mean_nll},
           {"rows_match", rows_match},
@@ -253,8 +254,8 @@ int main(int argc, char** argv) {
     }
     bool rows_match = true;
     for (std::size_t row = 1; row < rows; ++row) {
-      rows_match = rows_match && same_bits(row_of(example.probabilities, row),
-                                           row_of(example.probabilities, 0));
+      rows_match = rows_match &&
+                   same_bits(row_of(example.probabilities, row), row_of(example.probabilities, 0));
     }
     const std::vector<double> ordinary = ch12::naive_softmax(row_of(example.logits, 0));
     const std::vector<double> overflow = ch12::naive_softmax(row_of(example.logits, 1));

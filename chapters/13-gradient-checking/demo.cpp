@@ -1,11 +1,11 @@
 // Chapter 13 demo: checks derivatives from the actual representable probes,
 // prints every worked result, and with --trace writes the run data of the
 // chapter's probe-spacing figure, step-scan plot and coordinate table.
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <exception>
-#include <stdexcept>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 
 #include "demo_trace.hpp"
@@ -122,8 +122,8 @@ int run(int argc, char** argv) {
   // endregion: learner-gradient-check-evidence
 
   // The refusal the output names; the others are in the trace.
-  const auto collapsed_at = std::ranges::find(rejected, std::string("collapsed step"),
-                                              &ch13::RejectedRequest::label);
+  const auto collapsed_at =
+      std::ranges::find(rejected, std::string("collapsed step"), &ch13::RejectedRequest::label);
   if (collapsed_at == rejected.end()) throw std::logic_error("no collapsed-step rejection");
   const ch13::RejectedRequest& collapsed = *collapsed_at;
 
@@ -175,8 +175,8 @@ int run(int argc, char** argv) {
     const llm::CentralDifference& difference = scan[i].check.difference;
     std::cout << "  requested_h=" << error(ch13::step_scan[i])
               << " actual_h_minus=" << spacing(difference.minus_spacing)
-              << " actual_h_plus=" << spacing(difference.plus_spacing)
-              << " phase=" << scan[i].phase << " numerical=" << value(difference.derivative)
+              << " actual_h_plus=" << spacing(difference.plus_spacing) << " phase=" << scan[i].phase
+              << " numerical=" << value(difference.derivative)
               << " scaled_error=" << error(scan[i].check.comparison.scaled_error)
               << " pass=" << flag(scan[i].check.comparison.passed) << '\n';
   }

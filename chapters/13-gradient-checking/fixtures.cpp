@@ -109,14 +109,14 @@ double exp_tanh_missing_inner_factor(double point) {
 std::vector<SmoothCheck> exp_tanh_checks() {
   std::vector<SmoothCheck> checks;
   for (double step : smooth_steps) {
-    checks.push_back({"chain rule", llm::scalar_gradient_check(smooth_point,
-                                                               exp_tanh_derivative(smooth_point),
-                                                               step, smooth_tolerance, exp_tanh)});
+    checks.push_back(
+        {"chain rule", llm::scalar_gradient_check(smooth_point, exp_tanh_derivative(smooth_point),
+                                                  step, smooth_tolerance, exp_tanh)});
   }
-  checks.push_back({"missing inner factor",
-                    llm::scalar_gradient_check(smooth_point,
-                                               exp_tanh_missing_inner_factor(smooth_point),
-                                               smooth_steps[1], smooth_tolerance, exp_tanh)});
+  checks.push_back(
+      {"missing inner factor",
+       llm::scalar_gradient_check(smooth_point, exp_tanh_missing_inner_factor(smooth_point),
+                                  smooth_steps[1], smooth_tolerance, exp_tanh)});
   return checks;
 }
 // endregion: exp-tanh-check

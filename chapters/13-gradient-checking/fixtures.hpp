@@ -35,8 +35,8 @@ inline constexpr double kink_tolerance = 1.0e-12;
 inline constexpr double cubic_point = 1.5;
 inline constexpr double cubic_analytic = 4.75;
 inline constexpr std::array<double, 6> step_scan = {1.0, 1.0e-1, 1.0e-3, 1.0e-5, 1.0e-13, 1.0e-15};
-inline constexpr std::array<const char*, 6> step_phases = {
-    "truncation", "truncation", "converging", "trusted", "rounding", "rounding"};
+inline constexpr std::array<const char*, 6> step_phases = {"truncation", "truncation", "converging",
+                                                           "trusted",    "rounding",   "rounding"};
 
 /// The indexed-NLL fixture: logits [B, V] = [2, 3], one target class per row.
 inline constexpr std::size_t class_axis = 1;
@@ -113,7 +113,7 @@ double shifted_parabola(double point);
 /// The check of candidate 0, and the estimates two classic slips would give.
 struct UnequalParabolaExample {
   llm::ScalarGradientCheck check;
-  double swapped_weights_estimate = 0.0;    ///< w+ d- + w- d+
+  double swapped_weights_estimate = 0.0;     ///< w+ d- + w- d+
   double requested_two_step_estimate = 0.0;  ///< (f(x+) - f(x-)) / (2 h)
 };
 UnequalParabolaExample unequal_parabola_check();

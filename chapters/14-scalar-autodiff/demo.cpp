@@ -114,20 +114,20 @@ demo::Json pass_json(const std::array<const char*, N>& names, const llm::Backwar
   }
   demo::Json edges = demo::Json::array();
   for (const llm::BackwardEdge& edge : pass.edges) {
-    edges.push_back({{"reverse_index", edge.reverse_index},
-                     {"result_index", edge.child},
-                     {"result", names.at(edge.child)},
-                     {"result_operation",
-                      llm::scalar_operation_name(pass.nodes.at(edge.child).operation)},
-                     {"operand_slot", edge.operand},
-                     {"operand_index", edge.parent},
-                     {"operand", names.at(edge.parent)},
-                     {"operand_value", pass.nodes.at(edge.parent).value},
-                     {"local_derivative", edge.local_derivative},
-                     {"upstream_adjoint", edge.upstream},
-                     {"contribution", edge.contribution},
-                     {"operand_adjoint_before", optional_json(edge.parent_adjoint_before)},
-                     {"operand_adjoint_after", optional_json(edge.parent_adjoint_after)}});
+    edges.push_back(
+        {{"reverse_index", edge.reverse_index},
+         {"result_index", edge.child},
+         {"result", names.at(edge.child)},
+         {"result_operation", llm::scalar_operation_name(pass.nodes.at(edge.child).operation)},
+         {"operand_slot", edge.operand},
+         {"operand_index", edge.parent},
+         {"operand", names.at(edge.parent)},
+         {"operand_value", pass.nodes.at(edge.parent).value},
+         {"local_derivative", edge.local_derivative},
+         {"upstream_adjoint", edge.upstream},
+         {"contribution", edge.contribution},
+         {"operand_adjoint_before", optional_json(edge.parent_adjoint_before)},
+         {"operand_adjoint_after", optional_json(edge.parent_adjoint_after)}});
   }
   return {{"seed", pass.seed}, {"nodes", nodes}, {"edges", edges}};
 }
@@ -158,17 +158,15 @@ demo::Json asymmetric_json(const ch14::AsymmetricProductExample& example) {
 demo::Json reused_square_json(const ch14::ReusedSquareExample& reused) {
   demo::Json json = pass_json(ch14::kReusedNodeNames, reused.first_pass);
   json["input"] = reused.x_value;
-  json["stored_states"] = {stored_json("first", reused.first),
-                           stored_json("repeated", reused.repeated),
-                           stored_json("zeroed", reused.zeroed),
-                           stored_json("after_zero", reused.after_zero)};
+  json["stored_states"] = {
+      stored_json("first", reused.first), stored_json("repeated", reused.repeated),
+      stored_json("zeroed", reused.zeroed), stored_json("after_zero", reused.after_zero)};
   return json;
 }
 
 demo::Json trace_json(const ch14::ReusedSquareExample& reused,
                       const ch14::AsymmetricProductExample& asymmetric,
-                      const ch14::DetachExample& detached,
-                      const ch14::NonlinearExample& nonlinear,
+                      const ch14::DetachExample& detached, const ch14::NonlinearExample& nonlinear,
                       const llm::ScalarGradientCheck& gradcheck,
                       const std::vector<ch14::TypedErrorCase>& errors) {
   const llm::CentralDifference& difference = gradcheck.difference;
@@ -226,7 +224,8 @@ int main(int argc, char** argv) {
     const std::vector<ch14::TypedErrorCase> errors = ch14::typed_error_example();
 
     print_evidence(reused, detached, nonlinear, gradcheck, errors);
-    demo::write_trace(trace, trace_json(reused, asymmetric, detached, nonlinear, gradcheck, errors));
+    demo::write_trace(trace,
+                      trace_json(reused, asymmetric, detached, nonlinear, gradcheck, errors));
     return 0;
   } catch (const std::exception& error) {
     std::cerr << "chapter 14 demo failed: " << error.what() << '\n';

@@ -59,8 +59,8 @@ AsymmetricProductExample asymmetric_product_example() {
       x0, x_gradient, kGradcheckStep, kGradcheckTolerance, [y0](double v) { return v * y0 + v; });
   llm::ScalarGradientCheck y_check = llm::scalar_gradient_check(
       y0, y_gradient, kGradcheckStep, kGradcheckTolerance, [x0](double v) { return x0 * v + x0; });
-  return {x.value(), y.value(), loss.value(), std::move(pass),
-          x_gradient, y_gradient, x_check, y_check};
+  return {x.value(),  y.value(),  loss.value(), std::move(pass),
+          x_gradient, y_gradient, x_check,      y_check};
 }
 // endregion: asymmetric-product-example
 

@@ -15,7 +15,8 @@ namespace {
 // region: print-tensor-evidence
 // A tensor as the reference edition prints it: shape=[2, 3] values=[1.0, ...].
 std::string debug_text(const llm::Tensor& tensor) {
-  return "shape=" + llm::shape_text(tensor.shape()) + " values=" + llm::format_list(tensor.values());
+  return "shape=" + llm::shape_text(tensor.shape()) +
+         " values=" + llm::format_list(tensor.values());
 }
 
 std::string state_text(const ch15::GradientState& state) {
@@ -45,9 +46,8 @@ void print_evidence(const ch15::WorkedExample& worked, const ch15::DetachExample
 
   std::cout << "detach and sum: value=" << llm::format_shortest(detached.value)
             << " p_grad=" << llm::format_list(detached.p_gradient.values()) << " detached_grad="
-            << (detached.detached_gradient
-                    ? llm::format_list(detached.detached_gradient->values())
-                    : std::string("none"))
+            << (detached.detached_gradient ? llm::format_list(detached.detached_gradient->values())
+                                           : std::string("none"))
             << '\n';
 
   std::string names;

@@ -47,7 +47,7 @@ std::vector<TensorValue> FixtureGraph::nodes() const {
 }
 
 FixtureValues FixtureGraph::values() const {
-  return {x.value().materialize(),      reshaped.value().materialize(),
+  return {x.value().materialize(),          reshaped.value().materialize(),
           transposed.value().materialize(), bias.value().materialize(),
           broadcast.value().materialize(),  sum.value().materialize(),
           square.value().materialize(),     output.value().materialize()};
@@ -137,8 +137,13 @@ DetachExample detach_example() {
 
   // Name each traced node, and list the edges the pass applied.
   const std::vector<std::pair<const TensorValue*, const char*>> named = {
-      {&p, "p"},           {&detached, "detach(p)"}, {&c, "c"},          {&square, "p*p"},
-      {&product, "detach(p)*c"}, {&total, "p*p+detach(p)*c"}, {&output, "sum_axis"}};
+      {&p, "p"},
+      {&detached, "detach(p)"},
+      {&c, "c"},
+      {&square, "p*p"},
+      {&product, "detach(p)*c"},
+      {&total, "p*p+detach(p)*c"},
+      {&output, "sum_axis"}};
   const auto label_of = [&](std::size_t index) -> std::string {
     for (const auto& [value, label] : named) {
       if (value->node_id() == trace.nodes.at(index).node_id) return label;
@@ -147,16 +152,11 @@ DetachExample detach_example() {
   };
   std::vector<DetachEdge> edges;
   for (const llm::TensorTraceEdge& edge : trace.edges) {
-    edges.push_back({label_of(edge.child), edge.operand, label_of(edge.parent),
-                     edge.contribution.has_value()});
+    edges.push_back(
+        {label_of(edge.child), edge.operand, label_of(edge.parent), edge.contribution.has_value()});
   }
-  return {p.value().materialize(),
-          c.value().at({}),
-          output.value().at({}),
-          *p.gradient(),
-          detached.gradient(),
-          product.tracks_gradient(),
-          std::move(edges)};
+  return {p.value().materialize(), c.value().at({}),          output.value().at({}), *p.gradient(),
+          detached.gradient(),     product.tracks_gradient(), std::move(edges)};
 }
 // endregion: tensor-detach-example
 
@@ -173,8 +173,8 @@ AsymmetricProductExample asymmetric_product_example() {
   // endregion: asymmetric-product
 
   // By hand: u[i][j] = S[i] / 3; t[i][j] = x[2j + i]; b[i][j] = bias[j].
-  AsymmetricProductExample example{output.value().materialize(), *x.gradient(), *bias.gradient(),
-                                   {}, {}, {}, {}};
+  AsymmetricProductExample example{
+      output.value().materialize(), *x.gradient(), *bias.gradient(), {}, {}, {}, {}};
   example.x_gradient_by_hand.assign(6, 0.0);
   example.bias_gradient_by_hand.assign(3, 0.0);
   example.x_gradient_if_swapped.assign(6, 0.0);

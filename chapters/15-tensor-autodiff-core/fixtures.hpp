@@ -150,12 +150,12 @@ DetachExample detach_example();
 /// with a product of two *different* tensors, where a VJP that multiplied
 /// by the wrong operand gives different gradients (with sum * sum it cannot).
 struct AsymmetricProductExample {
-  llm::Tensor output;                          ///< [2]
-  llm::Tensor x_gradient;                      ///< from the tape, [2, 3]
-  llm::Tensor bias_gradient;                   ///< from the tape, [3]
-  std::vector<double> x_gradient_by_hand;      ///< (S_i / 3) * bias[j] at x[2j + i]
-  std::vector<double> bias_gradient_by_hand;   ///< sum_i (S_i / 3) * t[i][j]
-  std::vector<double> x_gradient_if_swapped;   ///< what slots multiplying by their own operand give
+  llm::Tensor output;                         ///< [2]
+  llm::Tensor x_gradient;                     ///< from the tape, [2, 3]
+  llm::Tensor bias_gradient;                  ///< from the tape, [3]
+  std::vector<double> x_gradient_by_hand;     ///< (S_i / 3) * bias[j] at x[2j + i]
+  std::vector<double> bias_gradient_by_hand;  ///< sum_i (S_i / 3) * t[i][j]
+  std::vector<double> x_gradient_if_swapped;  ///< what slots multiplying by their own operand give
   std::vector<double> bias_gradient_if_swapped;
 };
 AsymmetricProductExample asymmetric_product_example();

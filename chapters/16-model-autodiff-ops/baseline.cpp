@@ -62,8 +62,7 @@ HandwrittenModelBaseline handwritten_model_backward(const std::array<double, 4>&
   for (std::size_t p = 0; p < positions; ++p) {
     for (std::size_t f = 0; f < 2; ++f) {
       for (std::size_t c = 0; c < 2; ++c) {
-        b.gathered_gradient[p * 2 + f] +=
-            b.matmul_output_gradient[p * 2 + c] * weights[f * 2 + c];
+        b.gathered_gradient[p * 2 + f] += b.matmul_output_gradient[p * 2 + c] * weights[f * 2 + c];
         b.weight_gradient[f * 2 + c] += b.gathered[p * 2 + f] * b.matmul_output_gradient[p * 2 + c];
       }
     }

@@ -177,19 +177,18 @@ demo::Json reverse_ledger_json(const llm::TensorBackwardTrace& trace,
                                const std::vector<std::string>& labels) {
   demo::Json edges = demo::Json::array();
   for (const llm::TensorTraceEdge& edge : trace.edges) {
-    edges.push_back(
-        {{"reverse_index", edge.reverse_index},
-         {"consumer", edge.child},
-         {"consumer_label", labels.at(edge.child)},
-         {"operation", trace.nodes.at(edge.child).operation.name()},
-         {"operand_slot", edge.operand},
-         {"parent", edge.parent},
-         {"parent_label", labels.at(edge.parent)},
-         {"parent_operation", trace.nodes.at(edge.parent).operation.name()},
-         {"rule", edge.rule},
-         {"upstream", demo::tensor_json(edge.upstream)},
-         {"contribution", demo::optional_tensor_json(edge.contribution)},
-         {"parent_shape", edge.parent_shape}});
+    edges.push_back({{"reverse_index", edge.reverse_index},
+                     {"consumer", edge.child},
+                     {"consumer_label", labels.at(edge.child)},
+                     {"operation", trace.nodes.at(edge.child).operation.name()},
+                     {"operand_slot", edge.operand},
+                     {"parent", edge.parent},
+                     {"parent_label", labels.at(edge.parent)},
+                     {"parent_operation", trace.nodes.at(edge.parent).operation.name()},
+                     {"rule", edge.rule},
+                     {"upstream", demo::tensor_json(edge.upstream)},
+                     {"contribution", demo::optional_tensor_json(edge.contribution)},
+                     {"parent_shape", edge.parent_shape}});
   }
   return edges;
 }

@@ -65,8 +65,7 @@ class BaselineCheck {
 Tensor pass_adjoint(const llm::TensorBackwardTrace& trace, TensorOperation operation) {
   const Tensor* adjoint = trace.pass_adjoint(operation);
   if (adjoint == nullptr) {
-    throw std::runtime_error("the traced pass has no adjoint for " +
-                             std::string(operation.name()));
+    throw std::runtime_error("the traced pass has no adjoint for " + std::string(operation.name()));
   }
   return *adjoint;
 }
@@ -128,7 +127,13 @@ std::vector<ForwardStep> forward_steps(std::span<const ChainNode> chain,
       pass = &*branch_pass;
     }
     const llm::TensorTraceNode& node = *pass->find(result.node_id());
-    ForwardStep step{call.name, node.operation, call.result, {}, {}, {}, call.integer_inputs,
+    ForwardStep step{call.name,
+                     node.operation,
+                     call.result,
+                     {},
+                     {},
+                     {},
+                     call.integer_inputs,
                      result.value().materialize()};
     for (std::size_t operand : node.operands) {
       const llm::TensorTraceNode& parent = pass->nodes.at(operand);
@@ -251,7 +256,8 @@ AsymmetricChainExample asymmetric_chain_example() {
   Tensor nll_logit_gradient = pass_adjoint(nll_pass, TensorOperation::Silu);
   Tensor log_softmax_logit_gradient = pass_adjoint(masked_pass, TensorOperation::Silu);
   Tensor through_silu = pass_adjoint(nll_pass, TensorOperation::MatMul);
-  check("logit gradient through indexed_mean_nll", nll_logit_gradient, baseline.loss_input_gradient);
+  check("logit gradient through indexed_mean_nll", nll_logit_gradient,
+        baseline.loss_input_gradient);
   check("logit gradient through log_softmax", log_softmax_logit_gradient,
         baseline.log_softmax_input_gradient);
   check("asymmetric gradient through SiLU", through_silu, baseline.matmul_output_gradient);
@@ -368,8 +374,8 @@ std::vector<ScalarProbe> scalar_probes() {
     const TensorValue x = TensorValue::parameter(Tensor::scalar(probe.input));
     const TensorValue y = (x.*probe.apply)();
     y.backward();  // seed 1: the stored gradient is the local derivative
-    probes.push_back({probe.operation, probe.label, probe.input, y.value().at({}),
-                      x.gradient()->values()[0]});
+    probes.push_back(
+        {probe.operation, probe.label, probe.input, y.value().at({}), x.gradient()->values()[0]});
   }
   return probes;
 }

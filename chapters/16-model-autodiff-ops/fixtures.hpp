@@ -57,18 +57,18 @@ inline constexpr std::size_t kGradcheckSamples = 4;
 
 /// The whole chain with fixed arrays and handwritten rules, no tape.
 struct HandwrittenModelBaseline {
-  std::array<double, 8> gathered;                   ///< X [4, 2]
-  std::array<double, 8> projection_preactivations;  ///< XW [4, 2]
-  std::array<double, 8> activated;                  ///< SiLU(XW) [4, 2], the loss logits
-  std::array<double, 8> log_probabilities;          ///< [4, 2]
-  std::array<double, 8> probabilities;              ///< softmax of the logits [4, 2]
-  double loss;                                      ///< mean NLL []
-  std::array<double, 8> loss_input_gradient;        ///< dL/d logits [4, 2]
+  std::array<double, 8> gathered;                    ///< X [4, 2]
+  std::array<double, 8> projection_preactivations;   ///< XW [4, 2]
+  std::array<double, 8> activated;                   ///< SiLU(XW) [4, 2], the loss logits
+  std::array<double, 8> log_probabilities;           ///< [4, 2]
+  std::array<double, 8> probabilities;               ///< softmax of the logits [4, 2]
+  double loss;                                       ///< mean NLL []
+  std::array<double, 8> loss_input_gradient;         ///< dL/d logits [4, 2]
   std::array<double, 8> log_softmax_input_gradient;  ///< dL/d logits through log-softmax [4, 2]
-  std::array<double, 8> matmul_output_gradient;     ///< through SiLU [4, 2]
-  std::array<double, 8> gathered_gradient;          ///< dL/dX [4, 2]
-  std::array<double, 6> embedding_gradient;         ///< dL/dE [3, 2]
-  std::array<double, 4> weight_gradient;            ///< dL/dW [2, 2]
+  std::array<double, 8> matmul_output_gradient;      ///< through SiLU [4, 2]
+  std::array<double, 8> gathered_gradient;           ///< dL/dX [4, 2]
+  std::array<double, 6> embedding_gradient;          ///< dL/dE [3, 2]
+  std::array<double, 4> weight_gradient;             ///< dL/dW [2, 2]
 };
 
 /// The worked chain by hand with projection `weights` [2, 2]: one forward
@@ -114,7 +114,7 @@ struct FrozenModelExample {
   llm::Tensor gathered_gradient;             ///< pass adjoint of the gathered rows
   llm::Tensor embedding_gradient;
   llm::Tensor weight_gradient;
-  double baseline_max_difference;  ///< max |tape - baseline| over every compared tensor
+  double baseline_max_difference;              ///< max |tape - baseline| over every compared tensor
   std::vector<std::string> baseline_compared;  ///< the name of each compared tensor
 };
 
@@ -148,7 +148,7 @@ struct AsymmetricChainExample {
   llm::Tensor through_sigmoid_only;        ///< what a SiLU rule of sigmoid(x) alone would send
   llm::Tensor embedding_gradient;
   llm::Tensor weight_gradient;
-  double baseline_max_difference;  ///< max |tape - baseline| over every compared tensor
+  double baseline_max_difference;              ///< max |tape - baseline| over every compared tensor
   std::vector<std::string> baseline_compared;  ///< the name of each compared tensor
 };
 

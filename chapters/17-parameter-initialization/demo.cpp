@@ -105,9 +105,15 @@ Json distribution_json(const std::string& kind, const Tensor& weights, double li
     measured.push_back(statistics_of(h).variance);
     if (layer < kLayers) h = llm::matmul(h, weights);
   }
-  return {{"kind", kind},           {"limit", limit},       {"min", s.min},
-          {"max", s.max},           {"mean", s.mean},       {"variance", s.variance},
-          {"counts", counts},       {"outside", outside},   {"expected_variances", expected},
+  return {{"kind", kind},
+          {"limit", limit},
+          {"min", s.min},
+          {"max", s.max},
+          {"mean", s.mean},
+          {"variance", s.variance},
+          {"counts", counts},
+          {"outside", outside},
+          {"expected_variances", expected},
           {"measured_variances", measured}};
 }
 

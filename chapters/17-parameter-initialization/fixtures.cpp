@@ -59,8 +59,9 @@ Refusals refused_requests(ParameterSet& model, SplitMix64& generator) {
                  [&] { llm::add_xavier_uniform(model, "Decoder.weight", 2, 2, generator); });
   expect_refusal(refusals,  // the name is already taken
                  [&] { llm::add_xavier_uniform(model, kProjectionName, 2, 2, generator); });
-  expect_refusal(refusals,  // a matrix that reads no input has no scale
-                 [&] { llm::add_xavier_uniform(model, "decoder.invalid.weight", 0, 2, generator); });
+  expect_refusal(
+      refusals,  // a matrix that reads no input has no scale
+      [&] { llm::add_xavier_uniform(model, "decoder.invalid.weight", 0, 2, generator); });
   refusals.generator_unchanged = generator.state() == before;
   return refusals;
 }

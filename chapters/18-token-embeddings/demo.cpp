@@ -6,8 +6,8 @@
 #include <bit>
 #include <cstdint>
 #include <exception>
-#include <span>
 #include <iostream>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -64,9 +64,11 @@ int main(int argc, char** argv) {
 
     const std::size_t width = known.embedding.width();
     const TensorValue& table = known.model.at("token_embedding.weight");
-    std::cout << "table: " << known.model[0].name << " shape=" << demo::shape_label(table.shape()) << '\n';
+    std::cout << "table: " << known.model[0].name << " shape=" << demo::shape_label(table.shape())
+              << '\n';
     std::cout << "ids: shape=" << demo::shape_label(ch18::kIdShape) << " values=";
-    for (std::size_t p = 0; p < ch18::kIds.size(); ++p) std::cout << (p ? "," : "") << ch18::kIds[p];
+    for (std::size_t p = 0; p < ch18::kIds.size(); ++p)
+      std::cout << (p ? "," : "") << ch18::kIds[p];
     std::cout << '\n';
     std::cout << "output: " << demo::tensor_text(looked_up) << '\n';
     std::cout << "one-hot multiplication equals lookup: " << flag(one_hot_matches) << '\n';
@@ -147,22 +149,21 @@ int main(int argc, char** argv) {
                                       {"upstream", row_of(upstream, p, width)}});
       }
       demo::write_trace(
-          trace,
-          Json{{"table", demo::tensor_json(ch18::known_table())},
-               {"ids", ch18::kIds},
-               {"id_shape", ch18::kIdShape},
-               {"output", demo::tensor_json(looked_up)},
-               {"upstream", demo::tensor_json(upstream)},
-               {"positions", contributions_json},
-               {"table_gradient", demo::tensor_json(table_gradient)},
-               {"one_hot", demo::tensor_json(baseline.one_hot)},
-               {"one_hot_product", demo::tensor_json(baseline.product)},
-               {"one_hot_gradient", demo::tensor_json(*table_copy.gradient())},
-               {"gradients_equal", same_values(table_copy.gradient()->values(),
-                                               table_gradient.values())},
-               {"initialized", demo::tensor_json(initialized.table().value().materialize())},
-               {"empty_shape", empty.shape()},
-               {"rejected", {{"id", rejected_id}, {"rows", rejected_rows}}}});
+          trace, Json{{"table", demo::tensor_json(ch18::known_table())},
+                      {"ids", ch18::kIds},
+                      {"id_shape", ch18::kIdShape},
+                      {"output", demo::tensor_json(looked_up)},
+                      {"upstream", demo::tensor_json(upstream)},
+                      {"positions", contributions_json},
+                      {"table_gradient", demo::tensor_json(table_gradient)},
+                      {"one_hot", demo::tensor_json(baseline.one_hot)},
+                      {"one_hot_product", demo::tensor_json(baseline.product)},
+                      {"one_hot_gradient", demo::tensor_json(*table_copy.gradient())},
+                      {"gradients_equal",
+                       same_values(table_copy.gradient()->values(), table_gradient.values())},
+                      {"initialized", demo::tensor_json(initialized.table().value().materialize())},
+                      {"empty_shape", empty.shape()},
+                      {"rejected", {{"id", rejected_id}, {"rows", rejected_rows}}}});
     }
     return 0;
   } catch (const std::exception& error) {

@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
     llm::ParameterSet model;
     model.add_all(ch19::kPrefix, layer.parameters());  // token_projection.weight, .bias
     const TensorValue input = TensorValue::parameter(ch19::known_input());  // to read dX
-    const TensorValue output = layer.forward(input);                         // [1, 2, 3]
+    const TensorValue output = layer.forward(input);                        // [1, 2, 3]
     const llm::Linear bias_free = ch19::known_linear(llm::Bias::No);
     const TensorValue bias_free_output =
         bias_free.forward(TensorValue::constant(ch19::known_input()));
@@ -137,8 +137,8 @@ int main(int argc, char** argv) {
     llm::SplitMix64 second(19);
     const llm::Linear initialized = llm::Linear::initialized(2, 3, llm::Bias::Yes, first);
     const llm::Linear reproduced = llm::Linear::initialized(2, 3, llm::Bias::Yes, second);
-    const bool reproducible = same_bits(value_of(initialized.weight()).values(),
-                                        value_of(reproduced.weight()).values());
+    const bool reproducible =
+        same_bits(value_of(initialized.weight()).values(), value_of(reproduced.weight()).values());
     const Tensor initial_bias = value_of(*initialized.bias());
     bool bias_zero = true;
     for (double v : initial_bias.values()) bias_zero = bias_zero && v == 0.0;
@@ -156,19 +156,19 @@ int main(int argc, char** argv) {
     const TensorValue empty_output = layer.forward(empty_input);  // [0, 3], no values
     const auto scalar = refusal<llm::LayerError>(
         [&] { layer.forward(TensorValue::constant(Tensor::scalar(1.0))); });
-    const auto width = refusal<llm::LayerError>(
-        [&] { layer.forward(TensorValue::constant(Tensor::zeros(llm::Shape{1, 3}))); });
+    const auto width = refusal<llm::LayerError>([&] {
+      layer.forward(TensorValue::constant(Tensor::zeros(llm::Shape{1, 3})));
+    });
     const auto bias = refusal<llm::LayerError>([] {
       llm::Linear(TensorValue::parameter(ch19::known_weight()),
                   TensorValue::parameter(Tensor::zeros(llm::Shape{2})));
     });
     // endregion: linear-edge-cases
     std::cout << "empty leading axis: shape=" << demo::shape_label(empty_input.shape()) << " -> "
-              << demo::shape_label(empty_output.shape()) << " value-count=" << empty_output.value().size()
-              << '\n';
+              << demo::shape_label(empty_output.shape())
+              << " value-count=" << empty_output.value().size() << '\n';
     std::cout << "errors: scalar="
-              << flag(scalar && scalar->kind() == llm::LayerErrorKind::InputRank)
-              << " width="
+              << flag(scalar && scalar->kind() == llm::LayerErrorKind::InputRank) << " width="
               << flag(width && width->kind() == llm::LayerErrorKind::InputWidthMismatch &&
                       width->expected() == 2 && width->actual() == 3)
               << " bias="
@@ -178,8 +178,7 @@ int main(int argc, char** argv) {
     std::cout << "chapter 20 handoff: compose bias-free projections around a SwiGLU gate\n";
 
     if (trace) {
-      const TensorValue batch =
-          TensorValue::constant(Tensor::zeros(llm::Shape{2, 4, 5, 2}));
+      const TensorValue batch = TensorValue::constant(Tensor::zeros(llm::Shape{2, 4, 5, 2}));
       Json variants = Json::array();
       for (const TensorValue* in : {&vector, &sequence, &input, &batch, &empty_input}) {
         variants.push_back({{"input", in->shape()}, {"output", layer.forward(*in).shape()}});
@@ -188,19 +187,20 @@ int main(int argc, char** argv) {
       for (const auto* error : {&*scalar, &*width, &*bias}) {
         errors.push_back({{"kind", error->kind_name()}, {"message", error->what()}});
       }
-      demo::write_trace(trace, Json{{"input", demo::tensor_json(x)},
-                                    {"weight", demo::tensor_json(w)},
-                                    {"bias", demo::tensor_json(b)},
-                                    {"output", demo::tensor_json(y)},
-                                    {"bias_free_output", demo::tensor_json(value_of(bias_free_output))},
-                                    {"upstream", demo::tensor_json(upstream)},
-                                    {"input_gradient", demo::tensor_json(input_gradient)},
-                                    {"weight_gradient", demo::tensor_json(weight_gradient)},
-                                    {"bias_gradient", demo::tensor_json(bias_gradient)},
-                                    {"variants", variants},
-                                    {"parameter_count", layer.parameter_count()},
-                                    {"bias_free_parameter_count", bias_free.parameter_count()},
-                                    {"errors", errors}});
+      demo::write_trace(trace,
+                        Json{{"input", demo::tensor_json(x)},
+                             {"weight", demo::tensor_json(w)},
+                             {"bias", demo::tensor_json(b)},
+                             {"output", demo::tensor_json(y)},
+                             {"bias_free_output", demo::tensor_json(value_of(bias_free_output))},
+                             {"upstream", demo::tensor_json(upstream)},
+                             {"input_gradient", demo::tensor_json(input_gradient)},
+                             {"weight_gradient", demo::tensor_json(weight_gradient)},
+                             {"bias_gradient", demo::tensor_json(bias_gradient)},
+                             {"variants", variants},
+                             {"parameter_count", layer.parameter_count()},
+                             {"bias_free_parameter_count", bias_free.parameter_count()},
+                             {"errors", errors}});
     }
     return 0;
   } catch (const std::exception& error) {

@@ -30,8 +30,7 @@ llm::Linear known_linear(llm::Bias bias) {
 // endregion: known-linear-layer
 
 // region: scalar-weighted-unit
-double weighted_unit(std::span<const double> inputs, std::span<const double> weights,
-                     double bias) {
+double weighted_unit(std::span<const double> inputs, std::span<const double> weights, double bias) {
   double total = 0.0;
   for (std::size_t i = 0; i < inputs.size(); ++i) total += inputs[i] * weights[i];
   return total + bias;

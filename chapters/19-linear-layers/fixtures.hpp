@@ -20,7 +20,6 @@ llm::Tensor known_upstream();  ///< [[[1, 0, -1], [0.5, 2, 1]]], shape [1, 2, 3]
 llm::Linear known_linear(llm::Bias bias);
 
 /// One output of a single unit: sum_i inputs[i] * weights[i] + bias.
-double weighted_unit(std::span<const double> inputs, std::span<const double> weights,
-                     double bias);
+double weighted_unit(std::span<const double> inputs, std::span<const double> weights, double bias);
 
 }  // namespace ch19

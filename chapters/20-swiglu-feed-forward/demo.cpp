@@ -32,7 +32,9 @@ std::string shape_csv(const llm::Shape& shape) {
   return text;
 }
 
-const char* bool_text(bool value) { return value ? "true" : "false"; }
+const char* bool_text(bool value) {
+  return value ? "true" : "false";
+}
 
 Json pass_json(const ch20::WorkedPass& pass) {
   return {{"input", tensor_json(pass.input)},
@@ -65,8 +67,9 @@ int main(int argc, char** argv) try {
   std::cout << "up branch: " << tensor_text(pass.up) << '\n';
   std::cout << "elementwise product: " << tensor_text(pass.product) << '\n';
   std::cout << "output: " << tensor_text(pass.output) << '\n';
-  std::cout << "activation contrast: input=" << list_text(contrast.inputs) << " tanh=" << list_text(contrast.tanh)
-            << " ReLU=" << list_text(contrast.relu) << " SiLU=" << list_text(contrast.silu) << '\n';
+  std::cout << "activation contrast: input=" << list_text(contrast.inputs)
+            << " tanh=" << list_text(contrast.tanh) << " ReLU=" << list_text(contrast.relu)
+            << " SiLU=" << list_text(contrast.silu) << '\n';
   std::cout << "upstream: " << tensor_text(pass.upstream) << '\n';
   std::cout << "input gradient: " << tensor_text(pass.input_gradient) << '\n';
   std::cout << "gate weight gradient: " << tensor_text(pass.gate_weight_gradient) << '\n';
@@ -76,29 +79,42 @@ int main(int argc, char** argv) try {
   for (const std::string& name : checks.parameter_names) names += (names.empty() ? "" : ",") + name;
   std::cout << "parameter order: " << names << '\n';
   std::cout << "rank variants: [2]->[" << shape_csv(checks.vector_shape) << "] [2,2]->["
-            << shape_csv(checks.sequence_shape) << "] [1,2,2]->[" << shape_csv(checks.batch_shape) << "]\n";
-  std::cout << "initialized: seed=20 weights-reproducible=" << bool_text(checks.initialized_reproducible) << '\n';
-  std::cout << "identity: clone-shares-all-parameters=" << bool_text(checks.copy_shares_parameters) << '\n';
-  std::cout << "position independence: changed=0 observed=1 before=" << list_text(checks.unchanged_before)
-            << " after=" << list_text(checks.unchanged_after)
+            << shape_csv(checks.sequence_shape) << "] [1,2,2]->[" << shape_csv(checks.batch_shape)
+            << "]\n";
+  std::cout << "initialized: seed=20 weights-reproducible="
+            << bool_text(checks.initialized_reproducible) << '\n';
+  std::cout << "identity: clone-shares-all-parameters=" << bool_text(checks.copy_shares_parameters)
+            << '\n';
+  std::cout << "position independence: changed=0 observed=1 before="
+            << list_text(checks.unchanged_before) << " after=" << list_text(checks.unchanged_after)
             << " unchanged=" << bool_text(checks.position_independent) << '\n';
   std::cout << "empty leading axis: shape=0x2 -> " << demo::shape_label(checks.empty_shape)
             << " value-count=" << checks.empty_value_count << '\n';
-  std::cout << "errors: scalar=" << bool_text(checks.scalar_rejected) << " width=" << bool_text(checks.width_rejected)
+  std::cout << "errors: scalar=" << bool_text(checks.scalar_rejected)
+            << " width=" << bool_text(checks.width_rejected)
             << " hidden=" << bool_text(checks.hidden_rejected) << '\n';
   std::cout << "chapter 21 handoff: combine position-wise token losses in deterministic batches\n";
 
   std::vector<double> grid;
   for (int k = -16; k <= 16; ++k) grid.push_back(k / 4.0);
   const ch20::ActivationContrast curves = ch20::activation_contrast(grid);
-  demo::write_trace(trace_path,
-                    {{"weights", {{"gate", tensor_json(llm::Tensor({2, 3}, {ch20::kGateWeight.begin(), ch20::kGateWeight.end()}))},
-                                  {"up", tensor_json(llm::Tensor({2, 3}, {ch20::kUpWeight.begin(), ch20::kUpWeight.end()}))},
-                                  {"down", tensor_json(llm::Tensor({3, 2}, {ch20::kDownWeight.begin(), ch20::kDownWeight.end()}))}}},
-                     {"worked", pass_json(pass)},
-                     {"asymmetric", pass_json(ch20::worked_pass(ch20::kAsymmetricInput, ch20::kAsymmetricUpstream))},
-                     {"curves", {{"x", curves.inputs}, {"tanh", curves.tanh}, {"relu", curves.relu}, {"silu", curves.silu}}},
-                     {"unchanged", {{"before", checks.unchanged_before}, {"after", checks.unchanged_after}}}});
+  demo::write_trace(
+      trace_path,
+      {{"weights",
+        {{"gate",
+          tensor_json(llm::Tensor({2, 3}, {ch20::kGateWeight.begin(), ch20::kGateWeight.end()}))},
+         {"up", tensor_json(llm::Tensor({2, 3}, {ch20::kUpWeight.begin(), ch20::kUpWeight.end()}))},
+         {"down",
+          tensor_json(llm::Tensor({3, 2}, {ch20::kDownWeight.begin(), ch20::kDownWeight.end()}))}}},
+       {"worked", pass_json(pass)},
+       {"asymmetric",
+        pass_json(ch20::worked_pass(ch20::kAsymmetricInput, ch20::kAsymmetricUpstream))},
+       {"curves",
+        {{"x", curves.inputs},
+         {"tanh", curves.tanh},
+         {"relu", curves.relu},
+         {"silu", curves.silu}}},
+       {"unchanged", {{"before", checks.unchanged_before}, {"after", checks.unchanged_after}}}});
   return 0;
 } catch (const std::exception& error) {
   std::cerr << "chapter 20 demo failed: " << error.what() << '\n';

@@ -17,7 +17,9 @@ llm::Linear projection(llm::Shape shape, std::span<const double> values) {
   return llm::Linear(llm::TensorValue::parameter(tensor(std::move(shape), values)), std::nullopt);
 }
 
-llm::Tensor value_of(const llm::TensorValue& node) { return node.value().materialize(); }
+llm::Tensor value_of(const llm::TensorValue& node) {
+  return node.value().materialize();
+}
 
 bool same_bits(const llm::Tensor& a, const llm::Tensor& b) {
   if (a.shape() != b.shape()) return false;
@@ -36,15 +38,24 @@ llm::SwiGlu known_block() {
 // endregion: known-swiglu
 
 // region: worked-pass
-WorkedPass worked_pass(const std::array<double, 4>& input_values, const std::array<double, 4>& upstream_values) {
+WorkedPass worked_pass(const std::array<double, 4>& input_values,
+                       const std::array<double, 4>& upstream_values) {
   const llm::SwiGlu block = known_block();  // fresh weights: gradients start at zero
   const llm::TensorValue input = llm::TensorValue::parameter(tensor({2, 2}, input_values));
   const llm::SwiGluPass pass = block.forward_with_intermediates(input);
   const llm::Tensor upstream = tensor({2, 2}, upstream_values);
   pass.output.backward_with_seed(upstream, llm::Retention::Retain);
-  return {value_of(input), value_of(pass.gate_preactivation), value_of(pass.gate), value_of(pass.up),
-          value_of(pass.product), value_of(pass.output), upstream, *input.gradient(),
-          *block.gate().weight().gradient(), *block.up().weight().gradient(), *block.down().weight().gradient()};
+  return {value_of(input),
+          value_of(pass.gate_preactivation),
+          value_of(pass.gate),
+          value_of(pass.up),
+          value_of(pass.product),
+          value_of(pass.output),
+          upstream,
+          *input.gradient(),
+          *block.gate().weight().gradient(),
+          *block.up().weight().gradient(),
+          *block.down().weight().gradient()};
 }
 // endregion: worked-pass
 
@@ -72,12 +83,15 @@ BlockChecks block_checks() {
   checks.parameter_count = block.parameter_count();
   checks.has_bias = block.gate().bias() || block.up().bias() || block.down().bias();
   const auto shape_for = [&](llm::Shape shape, std::vector<double> values) {
-    return block.forward(llm::TensorValue::constant(llm::Tensor(std::move(shape), std::move(values)))).shape();
+    return block
+        .forward(llm::TensorValue::constant(llm::Tensor(std::move(shape), std::move(values))))
+        .shape();
   };
   checks.vector_shape = shape_for({2}, {1, 0});
   checks.sequence_shape = shape_for({2, 2}, {1, 0, 0, 1});
   checks.batch_shape = shape_for({1, 2, 2}, {1, 0, 0, 1});
-  const llm::Tensor empty = value_of(block.forward(llm::TensorValue::constant(llm::Tensor({0, 2}, {}))));
+  const llm::Tensor empty =
+      value_of(block.forward(llm::TensorValue::constant(llm::Tensor({0, 2}, {}))));
   checks.empty_shape = empty.shape();
   checks.empty_value_count = empty.size();
 
@@ -91,16 +105,21 @@ BlockChecks block_checks() {
   for (std::size_t i = 0; i < 3; ++i) {
     const llm::TensorValue& left = a.parameters()[i].parameter;
     checks.initialized_reproducible =
-        checks.initialized_reproducible && same_bits(value_of(left), value_of(b.parameters()[i].parameter));
-    checks.copy_shares_parameters = checks.copy_shares_parameters && left.is_same_node(copy.parameters()[i].parameter);
+        checks.initialized_reproducible &&
+        same_bits(value_of(left), value_of(b.parameters()[i].parameter));
+    checks.copy_shares_parameters =
+        checks.copy_shares_parameters && left.is_same_node(copy.parameters()[i].parameter);
   }
 
   // Change position 0 of the input; position 1's output must keep its bits.
-  const llm::Tensor before = value_of(block.forward(llm::TensorValue::constant(tensor({2, 2}, kInput))));
-  const llm::Tensor after = value_of(block.forward(llm::TensorValue::constant(tensor({2, 2}, kPerturbedInput))));
+  const llm::Tensor before =
+      value_of(block.forward(llm::TensorValue::constant(tensor({2, 2}, kInput))));
+  const llm::Tensor after =
+      value_of(block.forward(llm::TensorValue::constant(tensor({2, 2}, kPerturbedInput))));
   checks.unchanged_before = {before.values()[2], before.values()[3]};
   checks.unchanged_after = {after.values()[2], after.values()[3]};
-  checks.position_independent = same_bits(llm::Tensor({2}, checks.unchanged_before), llm::Tensor({2}, checks.unchanged_after));
+  checks.position_independent = same_bits(llm::Tensor({2}, checks.unchanged_before),
+                                          llm::Tensor({2}, checks.unchanged_after));
 
   const auto rejected_by_gate = [&](llm::Tensor input, llm::LayerErrorKind kind) {
     try {
@@ -110,10 +129,13 @@ BlockChecks block_checks() {
     }
     return false;
   };
-  checks.scalar_rejected = rejected_by_gate(llm::Tensor::scalar(1.0), llm::LayerErrorKind::InputRank);
-  checks.width_rejected = rejected_by_gate(llm::Tensor({1, 3}, {0, 0, 0}), llm::LayerErrorKind::InputWidthMismatch);
+  checks.scalar_rejected =
+      rejected_by_gate(llm::Tensor::scalar(1.0), llm::LayerErrorKind::InputRank);
+  checks.width_rejected =
+      rejected_by_gate(llm::Tensor({1, 3}, {0, 0, 0}), llm::LayerErrorKind::InputWidthMismatch);
   try {
-    llm::SwiGlu(projection({2, 3}, std::vector<double>(6)), projection({2, 4}, std::vector<double>(8)),
+    llm::SwiGlu(projection({2, 3}, std::vector<double>(6)),
+                projection({2, 4}, std::vector<double>(8)),
                 projection({3, 2}, std::vector<double>(6)));
   } catch (const llm::SwiGluError& error) {
     checks.hidden_rejected = error.kind() == llm::SwiGluErrorKind::HiddenWidthMismatch;

@@ -20,13 +20,20 @@ using demo::Json;
 
 std::string values_text(std::span<const double> values) {
   std::string text = "[";
-  for (std::size_t i = 0; i < values.size(); ++i) text += (i == 0 ? "" : ", ") + llm::format_fixed(values[i], 6);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    text += (i == 0 ? "" : ", ") + llm::format_fixed(values[i], 6);
   return text + "]";
 }
 
-std::string ids_text(std::span<const llm::TokenId> ids) { return demo::list_text(ids); }
-std::string sizes_text(const std::vector<std::size_t>& sizes) { return demo::list_text(sizes); }
-const char* bool_text(bool value) { return value ? "true" : "false"; }
+std::string ids_text(std::span<const llm::TokenId> ids) {
+  return demo::list_text(ids);
+}
+std::string sizes_text(const std::vector<std::size_t>& sizes) {
+  return demo::list_text(sizes);
+}
+const char* bool_text(bool value) {
+  return value ? "true" : "false";
+}
 
 Json trace_json(const ch21::EpochEvidence& evidence) {
   Json batches = Json::array();
@@ -43,8 +50,9 @@ Json trace_json(const ch21::EpochEvidence& evidence) {
                       {"start", origin.start},
                       {"input", std::vector<llm::TokenId>(input.begin(), input.end())},
                       {"target", std::vector<llm::TokenId>(target.begin(), target.end())},
-                      {"losses", std::vector<double>(numbers.losses.begin() + r * batch.context_length(),
-                                                     numbers.losses.begin() + (r + 1) * batch.context_length())}});
+                      {"losses", std::vector<double>(
+                                     numbers.losses.begin() + r * batch.context_length(),
+                                     numbers.losses.begin() + (r + 1) * batch.context_length())}});
     }
     batches.push_back({{"width", batch.width()},
                        {"tokens", batch.token_count()},
@@ -86,9 +94,11 @@ int main(int argc, char** argv) try {
   std::cout << "shuffle_seed=" << ch21::kShuffleSeed << '\n';
   std::cout << "complete_windows=" << epoch.window_count() << '\n';
   std::cout << "batch_widths=" << sizes_text(widths) << '\n';
-  std::cout << "historical_widths=online:" << sizes_text(ch21::group_widths(epoch.window_count(), 1))
+  std::cout << "historical_widths=online:"
+            << sizes_text(ch21::group_widths(epoch.window_count(), 1))
             << " mini_batch:" << sizes_text(ch21::group_widths(epoch.window_count(), 3))
-            << " full_batch:" << sizes_text(ch21::group_widths(epoch.window_count(), epoch.window_count())) << '\n';
+            << " full_batch:"
+            << sizes_text(ch21::group_widths(epoch.window_count(), epoch.window_count())) << '\n';
   for (std::size_t b = 0; b < epoch.batches().size(); ++b) {
     const llm::MiniBatch& batch = epoch.batches()[b];
     const ch21::BatchEvidence& numbers = evidence.batches[b];
@@ -99,21 +109,26 @@ int main(int argc, char** argv) try {
     for (std::size_t r = 0; r < batch.width(); ++r) {
       const llm::WindowOrigin& origin = batch.origins()[r];
       const std::span<const double> losses =
-          std::span<const double>(numbers.losses).subspan(r * batch.context_length(), batch.context_length());
+          std::span<const double>(numbers.losses)
+              .subspan(r * batch.context_length(), batch.context_length());
       std::cout << "  row[" << r << "] origin=" << origin.document_id << '@' << origin.start
-                << " input=" << ids_text(*batch.input_row(r)) << " target=" << ids_text(*batch.target_row(r))
-                << " losses=" << values_text(losses) << '\n';
+                << " input=" << ids_text(*batch.input_row(r))
+                << " target=" << ids_text(*batch.target_row(r)) << " losses=" << values_text(losses)
+                << '\n';
     }
   }
   const llm::MiniBatch& final_batch = epoch.batches().back();
   bool all_merges_match = true;
-  for (const ch21::BatchEvidence& numbers : evidence.batches) all_merges_match = all_merges_match && numbers.merge_matches;
+  for (const ch21::BatchEvidence& numbers : evidence.batches)
+    all_merges_match = all_merges_match && numbers.merge_matches;
   std::cout << "final_batch_width=" << final_batch.width() << '\n';
   std::cout << "final_actual_denominator=" << final_batch.token_count() << '\n';
-  std::cout << "final_capacity_denominator=" << ch21::kRequestedBatchSize * ch21::kContextLength << '\n';
+  std::cout << "final_capacity_denominator=" << ch21::kRequestedBatchSize * ch21::kContextLength
+            << '\n';
   std::cout << "all_batches_accumulation_equal=" << bool_text(all_merges_match) << '\n';
   std::cout << "same_seed_replays=" << bool_text(evidence.replay_matches) << '\n';
-  std::cout << "different_seed_changes_order=" << bool_text(evidence.different_seed_changes_order) << '\n';
+  std::cout << "different_seed_changes_order=" << bool_text(evidence.different_seed_changes_order)
+            << '\n';
   std::cout << "complete_coverage=" << bool_text(evidence.complete_coverage) << '\n';
   std::cout << "padding_ids_added=" << evidence.padding_ids_added << '\n';
   std::cout << "cross_partition_windows=" << evidence.cross_partition_windows << '\n';

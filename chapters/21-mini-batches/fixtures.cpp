@@ -14,14 +14,16 @@ const std::vector<llm::TokenId> kTrainB = {0, 20, 21, 1};
 std::vector<std::pair<std::size_t, std::size_t>> origins(const llm::MiniBatchEpoch& epoch) {
   std::vector<std::pair<std::size_t, std::size_t>> result;
   for (const llm::MiniBatch& batch : epoch.batches()) {
-    for (const llm::WindowOrigin& origin : batch.origins()) result.emplace_back(origin.document_index, origin.start);
+    for (const llm::WindowOrigin& origin : batch.origins())
+      result.emplace_back(origin.document_index, origin.start);
   }
   return result;
 }
 
 llm::TokenMeanAccumulator accumulate(std::span<const llm::TokenContribution> contributions) {
   llm::TokenMeanAccumulator accumulator = llm::TokenMeanAccumulator::create(2);
-  for (const llm::TokenContribution& contribution : contributions) accumulator.add_token(contribution);
+  for (const llm::TokenContribution& contribution : contributions)
+    accumulator.add_token(contribution);
   return accumulator;
 }
 
@@ -46,7 +48,8 @@ std::vector<llm::TokenContribution> batch_contributions(const llm::MiniBatch& ba
   std::vector<llm::TokenContribution> contributions;
   for (const llm::WindowOrigin& origin : batch.origins()) {
     for (std::size_t t = 0; t < batch.context_length(); ++t) {
-      const double loss = static_cast<double>(origin.document_index * 8 + origin.start * 2 + t + 1) / 8.0;
+      const double loss =
+          static_cast<double>(origin.document_index * 8 + origin.start * 2 + t + 1) / 8.0;
       contributions.push_back(llm::TokenContribution::create(loss, {2.0 * loss, 2.0 - loss}));
     }
   }
@@ -70,11 +73,13 @@ std::vector<std::size_t> group_widths(std::size_t example_count, std::size_t cap
 BatchEvidence batch_evidence(const llm::MiniBatch& batch) {
   const std::vector<llm::TokenContribution> contributions = batch_contributions(batch);
   BatchEvidence evidence;
-  for (const llm::TokenContribution& contribution : contributions) evidence.losses.push_back(contribution.loss());
+  for (const llm::TokenContribution& contribution : contributions)
+    evidence.losses.push_back(contribution.loss());
   evidence.mean = batch.average(contributions);
   const llm::TokenMeanAccumulator direct = accumulate(contributions);
   evidence.loss_sum = direct.loss_sum();
-  evidence.capacity_mean_loss = direct.loss_sum() / static_cast<double>(kRequestedBatchSize * kContextLength);
+  evidence.capacity_mean_loss =
+      direct.loss_sum() / static_cast<double>(kRequestedBatchSize * kContextLength);
   // Accumulate the two halves apart, then merge their raw sums.
   const std::span<const llm::TokenContribution> all(contributions);
   llm::TokenMeanAccumulator left = accumulate(all.first(all.size() / 2));
@@ -85,23 +90,28 @@ BatchEvidence batch_evidence(const llm::MiniBatch& batch) {
 // endregion: batch-evidence
 
 EpochEvidence epoch_evidence() {
-  EpochEvidence evidence{build_epoch(llm::BatchOrder::shuffled(kShuffleSeed)), {}, false, false, false, 0, 0};
-  for (const llm::MiniBatch& batch : evidence.epoch.batches()) evidence.batches.push_back(batch_evidence(batch));
+  EpochEvidence evidence{
+      build_epoch(llm::BatchOrder::shuffled(kShuffleSeed)), {}, false, false, false, 0, 0};
+  for (const llm::MiniBatch& batch : evidence.epoch.batches())
+    evidence.batches.push_back(batch_evidence(batch));
   evidence.replay_matches = evidence.epoch == build_epoch(llm::BatchOrder::shuffled(kShuffleSeed));
   evidence.different_seed_changes_order =
       origins(evidence.epoch) != origins(build_epoch(llm::BatchOrder::shuffled(kShuffleSeed + 1)));
   auto shuffled = origins(evidence.epoch);
   std::sort(shuffled.begin(), shuffled.end());
   const bool unique = std::adjacent_find(shuffled.begin(), shuffled.end()) == shuffled.end();
-  evidence.complete_coverage = unique && shuffled == origins(build_epoch(llm::BatchOrder::sequential()));
+  evidence.complete_coverage =
+      unique && shuffled == origins(build_epoch(llm::BatchOrder::sequential()));
   for (const llm::MiniBatch& batch : evidence.epoch.batches()) {
     const std::size_t stacked = batch.width() * batch.context_length();
-    evidence.padding_ids_added += (batch.inputs().size() - stacked) + (batch.targets().size() - stacked);
+    evidence.padding_ids_added +=
+        (batch.inputs().size() - stacked) + (batch.targets().size() - stacked);
   }
   const std::vector<llm::BatchDocument> documents = training_documents();
   for (const llm::MiniBatch& batch : evidence.epoch.batches()) {
     for (const llm::WindowOrigin& origin : batch.origins()) {
-      if (documents[origin.document_index].partition != llm::Partition::Train) ++evidence.cross_partition_windows;
+      if (documents[origin.document_index].partition != llm::Partition::Train)
+        ++evidence.cross_partition_windows;
     }
   }
   return evidence;

@@ -30,11 +30,11 @@ std::vector<std::size_t> group_widths(std::size_t example_count, std::size_t cap
 
 /// What the demo prints about one batch.
 struct BatchEvidence {
-  std::vector<double> losses;   ///< one per target token
+  std::vector<double> losses;  ///< one per target token
   double loss_sum = 0.0;
-  llm::TokenMean mean;          ///< one pass, divided by the tokens present
+  llm::TokenMean mean;              ///< one pass, divided by the tokens present
   double capacity_mean_loss = 0.0;  ///< the wrong denominator: requested rows * T
-  bool merge_matches = false;   ///< two halves merged as raw sums == one pass
+  bool merge_matches = false;       ///< two halves merged as raw sums == one pass
 };
 
 BatchEvidence batch_evidence(const llm::MiniBatch& batch);

@@ -21,7 +21,8 @@ using llm::format_fixed;
 
 std::string vector_text(std::span<const double> values) {
   std::string text = "[";
-  for (std::size_t i = 0; i < values.size(); ++i) text += (i == 0 ? "" : ", ") + format_fixed(values[i], 6);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    text += (i == 0 ? "" : ", ") + format_fixed(values[i], 6);
   return text + "]";
 }
 
@@ -31,8 +32,12 @@ std::string names_text(const std::vector<std::string>& names) {
   return text + "]";
 }
 
-const char* bool_text(bool value) { return value ? "true" : "false"; }
-const char* verdict(bool rejected) { return rejected ? "rejected" : "accepted"; }
+const char* bool_text(bool value) {
+  return value ? "true" : "false";
+}
+const char* verdict(bool rejected) {
+  return rejected ? "rejected" : "accepted";
+}
 
 Json update_json(const llm::AdamWParameterUpdate& update) {
   return {{"name", update.name},
@@ -62,26 +67,31 @@ int main(int argc, char** argv) try {
   std::cout << "chapter=22-adamw\n";
   std::cout << "prediction=prepare both named updates before writing either live leaf\n";
   std::cout << "config=learning_rate:" << format_fixed(config.learning_rate(), 6)
-            << " beta1:" << format_fixed(config.beta1(), 6) << " beta2:" << format_fixed(config.beta2(), 6)
+            << " beta1:" << format_fixed(config.beta1(), 6)
+            << " beta2:" << format_fixed(config.beta2(), 6)
             << " epsilon:" << format_fixed(config.epsilon(), 6)
             << " weight_decay:" << format_fixed(config.weight_decay(), 6) << '\n';
   std::cout << "decay_domain=product:" << format_fixed(config.decay_product(), 6)
             << " shrinkage_factor:" << format_fixed(config.shrinkage_factor(), 6)
-            << " equal_one:" << verdict(domain.equal_one_rejected) << " over_one:" << verdict(domain.over_one_rejected)
+            << " equal_one:" << verdict(domain.equal_one_rejected)
+            << " over_one:" << verdict(domain.over_one_rejected)
             << " underflow:" << verdict(domain.underflow_rejected) << '\n';
   std::cout << "step=" << evidence.step.step << '\n';
   std::cout << "bias_corrections=first:" << format_fixed(evidence.step.first_correction, 6)
             << " second:" << format_fixed(evidence.step.second_correction, 6) << '\n';
   for (const llm::AdamWParameterUpdate& update : evidence.step.updates) {
-    std::cout << "parameter=" << update.name << " group=" << (update.decay_applied ? "decay" : "no_decay")
-              << " shape=" << demo::list_text(std::vector<std::size_t>(update.shape.begin(), update.shape.end()))
-              << " before=" << vector_text(update.before) << " gradient=" << vector_text(update.gradient) << '\n';
+    std::cout << "parameter=" << update.name
+              << " group=" << (update.decay_applied ? "decay" : "no_decay") << " shape="
+              << demo::list_text(std::vector<std::size_t>(update.shape.begin(), update.shape.end()))
+              << " before=" << vector_text(update.before)
+              << " gradient=" << vector_text(update.gradient) << '\n';
     std::cout << "  moments=first:" << vector_text(update.first_moment)
               << " second:" << vector_text(update.second_moment)
               << " corrected_first:" << vector_text(update.corrected_first_moment)
               << " corrected_second:" << vector_text(update.corrected_second_moment) << '\n';
     std::cout << "  deltas=adaptive:" << vector_text(update.adaptive_delta)
-              << " decay:" << vector_text(update.decay_delta) << " after:" << vector_text(update.after) << '\n';
+              << " decay:" << vector_text(update.decay_delta)
+              << " after:" << vector_text(update.after) << '\n';
   }
   for (std::size_t step = 0; step < path.size(); ++step) {
     std::cout << "trajectory[" << step << "]=sgd:" << vector_text(path[step].sgd)
@@ -90,44 +100,54 @@ int main(int argc, char** argv) try {
   const llm::AdamWParameterUpdate& probe = evidence.zero_gradient_update;
   std::cout << "state_names=" << names_text(evidence.state_names) << '\n';
   std::cout << "raw_gradients_retained=" << bool_text(evidence.raw_gradients_retained) << '\n';
-  std::cout << "all_parameter_nodes_preserved=" << bool_text(evidence.parameter_nodes_preserved) << '\n';
+  std::cout << "all_parameter_nodes_preserved=" << bool_text(evidence.parameter_nodes_preserved)
+            << '\n';
   std::cout << "zero_gradient_probe=before:" << vector_text(probe.before)
-            << " adaptive:" << vector_text(probe.adaptive_delta) << " decay:" << vector_text(probe.decay_delta)
-            << " after:" << vector_text(probe.after) << '\n';
+            << " adaptive:" << vector_text(probe.adaptive_delta)
+            << " decay:" << vector_text(probe.decay_delta) << " after:" << vector_text(probe.after)
+            << '\n';
   std::cout << "changed_set_error=" << evidence.changed_set_error << '\n';
   std::cout << "changed_set_rollback=" << bool_text(evidence.changed_set_rolled_back) << '\n';
   std::cout << "historical_two_step=sgd:" << format_fixed(history.sgd, 6)
-            << " momentum:" << format_fixed(history.momentum, 6) << " adam_l2:" << format_fixed(history.adam_l2, 6)
+            << " momentum:" << format_fixed(history.momentum, 6)
+            << " adam_l2:" << format_fixed(history.adam_l2, 6)
             << " adamw:" << format_fixed(history.adamw, 6) << '\n';
   std::cout << "next=train a fixed-context neural language model with these named updates\n";
 
   Json updates = Json::array();
-  for (const llm::AdamWParameterUpdate& update : evidence.step.updates) updates.push_back(update_json(update));
+  for (const llm::AdamWParameterUpdate& update : evidence.step.updates)
+    updates.push_back(update_json(update));
   Json trajectory = Json::array();
-  for (const ch22::TrajectoryPoint& point : path) trajectory.push_back({{"sgd", point.sgd}, {"adamw", point.adamw}});
-  demo::write_trace(trace_path, {{"config", {{"learning_rate", config.learning_rate()},
-                                             {"beta1", config.beta1()},
-                                             {"beta2", config.beta2()},
-                                             {"epsilon", config.epsilon()},
-                                             {"weight_decay", config.weight_decay()},
-                                             {"decay_product", config.decay_product()}}},
-                                 {"corrections", {evidence.step.first_correction, evidence.step.second_correction}},
-                                 {"updates", updates},
-                                 {"probe", update_json(probe)},
-                                 {"trajectory", trajectory},
-                                 {"asymmetric", {{"betas", ch22::kAsymmetricBetas},
-                                                 {"gradients", ch22::kAsymmetricGradients},
-                                                 {"step", update_json(ch22::asymmetric_second_step(
-                                                              ch22::kAsymmetricBetas[0], ch22::kAsymmetricBetas[1]))},
-                                                 {"swapped", update_json(ch22::asymmetric_second_step(
-                                                                 ch22::kAsymmetricBetas[1], ch22::kAsymmetricBetas[0]))}}},
-                                 {"history", {{"start", 1.0},
-                                              {"gradients", ch22::kHistoricalGradients},
-                                              {"momentum_rate", ch22::kMomentumRate},
-                                              {"sgd", history.sgd},
-                                              {"momentum", history.momentum},
-                                              {"adam_l2", history.adam_l2},
-                                              {"adamw", history.adamw}}}});
+  for (const ch22::TrajectoryPoint& point : path)
+    trajectory.push_back({{"sgd", point.sgd}, {"adamw", point.adamw}});
+  demo::write_trace(
+      trace_path,
+      {{"config",
+        {{"learning_rate", config.learning_rate()},
+         {"beta1", config.beta1()},
+         {"beta2", config.beta2()},
+         {"epsilon", config.epsilon()},
+         {"weight_decay", config.weight_decay()},
+         {"decay_product", config.decay_product()}}},
+       {"corrections", {evidence.step.first_correction, evidence.step.second_correction}},
+       {"updates", updates},
+       {"probe", update_json(probe)},
+       {"trajectory", trajectory},
+       {"asymmetric",
+        {{"betas", ch22::kAsymmetricBetas},
+         {"gradients", ch22::kAsymmetricGradients},
+         {"step", update_json(ch22::asymmetric_second_step(ch22::kAsymmetricBetas[0],
+                                                           ch22::kAsymmetricBetas[1]))},
+         {"swapped", update_json(ch22::asymmetric_second_step(ch22::kAsymmetricBetas[1],
+                                                              ch22::kAsymmetricBetas[0]))}}},
+       {"history",
+        {{"start", 1.0},
+         {"gradients", ch22::kHistoricalGradients},
+         {"momentum_rate", ch22::kMomentumRate},
+         {"sgd", history.sgd},
+         {"momentum", history.momentum},
+         {"adam_l2", history.adam_l2},
+         {"adamw", history.adamw}}}});
   return 0;
 } catch (const std::exception& error) {
   std::cerr << "chapter 22 demo failed: " << error.what() << '\n';

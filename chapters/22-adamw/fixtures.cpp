@@ -19,7 +19,8 @@ llm::TensorValue parameter(std::vector<double> values) {
 // starts at the parameter itself with that seed.
 void add_gradient(const llm::TensorValue& parameter, std::vector<double> gradient) {
   const std::size_t n = gradient.size();
-  parameter.backward_with_seed(llm::Tensor(llm::Shape{n}, std::move(gradient)), llm::Retention::Retain);
+  parameter.backward_with_seed(llm::Tensor(llm::Shape{n}, std::move(gradient)),
+                               llm::Retention::Retain);
 }
 
 std::vector<double> values_of(const llm::TensorValue& parameter) {
@@ -43,8 +44,8 @@ struct ParameterState {
 std::vector<ParameterState> state_of(const llm::ParameterSet& set) {
   std::vector<ParameterState> states;
   for (const llm::NamedParameter& entry : set) {
-    states.push_back({bits_of(values_of(entry.parameter)), bits_of(entry.parameter.gradient()->values()),
-                      entry.parameter.version()});
+    states.push_back({bits_of(values_of(entry.parameter)),
+                      bits_of(entry.parameter.gradient()->values()), entry.parameter.version()});
   }
   return states;
 }
@@ -76,8 +77,8 @@ NamedStepEvidence named_step_evidence() {
   parameters.add("decoder.output.weight", weight);
   parameters.add("decoder.norm.scale", scale);
   add_gradient(weight, {0.2, -0.4});  // the scale's gradient stays zero
-  llm::AdamW optimizer(chapter_config(),
-                       llm::AdamWParameterGroups::create({"decoder.output.weight"}, {"decoder.norm.scale"}));
+  llm::AdamW optimizer(chapter_config(), llm::AdamWParameterGroups::create(
+                                             {"decoder.output.weight"}, {"decoder.norm.scale"}));
 
   NamedStepEvidence evidence;
   evidence.step = optimizer.step_with_trace(parameters);
@@ -87,8 +88,9 @@ NamedStepEvidence named_step_evidence() {
   const std::vector<llm::TensorValue> handles = {weight, scale};
   for (std::size_t i = 0; i < handles.size(); ++i) {
     const llm::AdamWParameterUpdate& update = evidence.step.updates[i];
-    evidence.raw_gradients_retained = evidence.raw_gradients_retained &&
-                                      bits_of(handles[i].gradient()->values()) == bits_of(update.gradient);
+    evidence.raw_gradients_retained =
+        evidence.raw_gradients_retained &&
+        bits_of(handles[i].gradient()->values()) == bits_of(update.gradient);
     evidence.parameter_nodes_preserved = evidence.parameter_nodes_preserved &&
                                          parameters[i].parameter.is_same_node(handles[i]) &&
                                          bits_of(values_of(handles[i])) == bits_of(update.after);
@@ -109,8 +111,8 @@ NamedStepEvidence named_step_evidence() {
   } catch (const llm::AdamWError& error) {
     evidence.changed_set_error = error.what();
   }
-  evidence.changed_set_rolled_back = !evidence.changed_set_error.empty() && optimizer == optimizer_before &&
-                                     state_of(grown) == before;
+  evidence.changed_set_rolled_back = !evidence.changed_set_error.empty() &&
+                                     optimizer == optimizer_before && state_of(grown) == before;
   return evidence;
 }
 // endregion: chapter-adamw-fixture
@@ -125,7 +127,8 @@ std::vector<TrajectoryPoint> anisotropic_trajectory() {
   llm::AdamW optimizer(chapter_config());
   std::vector<TrajectoryPoint> path = {{sgd, {1.0, 1.0}}};
   for (int step = 1; step <= 4; ++step) {
-    for (std::size_t axis = 0; axis < 2; ++axis) sgd[axis] -= kLearningRate * (kCurvature[axis] * sgd[axis]);
+    for (std::size_t axis = 0; axis < 2; ++axis)
+      sgd[axis] -= kLearningRate * (kCurvature[axis] * sgd[axis]);
     const std::vector<double> current = values_of(point);
     add_gradient(point, {kCurvature[0] * current[0], kCurvature[1] * current[1]});
     optimizer.step(parameters);
@@ -142,7 +145,8 @@ llm::AdamWParameterUpdate asymmetric_second_step(double beta1, double beta2) {
   const llm::TensorValue weight = parameter({1.0, -2.0});
   llm::ParameterSet parameters;
   parameters.add("decoder.output.weight", weight);
-  llm::AdamW optimizer(llm::AdamWConfig::create(kLearningRate, beta1, beta2, kEpsilon, kWeightDecay));
+  llm::AdamW optimizer(
+      llm::AdamWConfig::create(kLearningRate, beta1, beta2, kEpsilon, kWeightDecay));
   llm::AdamWStep step;
   for (const std::array<double, 2>& gradient : kAsymmetricGradients) {
     add_gradient(weight, {gradient[0], gradient[1]});
@@ -159,8 +163,8 @@ namespace {
 // Two AdamW steps from `start`. With `couple_l2`, the penalty lambda * theta
 // is added to the gradient (Adam with L2) and the decoupled decay is zero.
 double two_adaptive_steps(double start, bool couple_l2) {
-  const llm::AdamWConfig config =
-      llm::AdamWConfig::create(kLearningRate, kBeta1, kBeta2, kEpsilon, couple_l2 ? 0.0 : kWeightDecay);
+  const llm::AdamWConfig config = llm::AdamWConfig::create(kLearningRate, kBeta1, kBeta2, kEpsilon,
+                                                           couple_l2 ? 0.0 : kWeightDecay);
   const llm::TensorValue theta = parameter({start});
   llm::ParameterSet parameters;
   parameters.add("history.weight", theta);

@@ -37,7 +37,7 @@ DecayDomain decay_domain();
 struct NamedStepEvidence {
   llm::AdamWStep step;
   std::vector<std::string> state_names;
-  bool raw_gradients_retained = false;  ///< stored gradients bit-for-bit those the step read
+  bool raw_gradients_retained = false;     ///< stored gradients bit-for-bit those the step read
   bool parameter_nodes_preserved = false;  ///< same tape nodes, new values
   llm::AdamWParameterUpdate zero_gradient_update;
   std::string changed_set_error;
@@ -62,7 +62,8 @@ HistoricalUpdates historical_updates();
 /// show in its output. This case uses beta1 = 0.9, beta2 = 0.999 and two
 /// different gradients on [1, -2]; it returns the second step's update.
 inline constexpr std::array<double, 2> kAsymmetricBetas = {0.9, 0.999};
-inline constexpr std::array<std::array<double, 2>, 2> kAsymmetricGradients = {{{0.2, -0.4}, {-0.1, 0.3}}};
+inline constexpr std::array<std::array<double, 2>, 2> kAsymmetricGradients = {
+    {{0.2, -0.4}, {-0.1, 0.3}}};
 llm::AdamWParameterUpdate asymmetric_second_step(double beta1, double beta2);
 
 }  // namespace ch22

@@ -4,7 +4,9 @@
 
 namespace book_corpus {
 
-llm::Corpus corpus() { return llm::Corpus::from_json(corpus_json()); }
+llm::Corpus corpus() {
+  return llm::Corpus::from_json(corpus_json());
+}
 
 llm::CorpusPartitions partitions() {
   return llm::SplitManifest::from_json(split_manifest_json()).partition(corpus());

@@ -69,7 +69,8 @@ inline std::string quoted(std::string_view text, char quote = '"') {
 /// `["a", "b"]`: each string quoted, separated by ", ".
 inline std::string quoted_list(const std::vector<std::string>& strings) {
   std::string text = "[";
-  for (std::size_t i = 0; i < strings.size(); ++i) text += (i == 0 ? "" : ", ") + quoted(strings[i]);
+  for (std::size_t i = 0; i < strings.size(); ++i)
+    text += (i == 0 ? "" : ", ") + quoted(strings[i]);
   return text + "]";
 }
 

@@ -23,7 +23,8 @@ inline std::string shape_label(const llm::Shape& shape) {
 /// Every value with twelve decimals, comma-separated, in the order given.
 inline std::string fixed_values_text(std::span<const double> values) {
   std::string text;
-  for (std::size_t i = 0; i < values.size(); ++i) text += (i == 0 ? "" : ",") + llm::format_fixed(values[i]);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    text += (i == 0 ? "" : ",") + llm::format_fixed(values[i]);
   return text;
 }
 

@@ -22,7 +22,8 @@ inline std::map<std::string, std::uint32_t> fit_whole_word_vocabulary(
   constexpr std::string_view kWhiteSpace = " \t\n\r\v\f";
   std::map<std::string, std::uint32_t> vocabulary;  // ordered: IDs follow the sorted words
   for (std::string_view document : documents) {
-    for (std::size_t start = document.find_first_not_of(kWhiteSpace); start != std::string_view::npos;) {
+    for (std::size_t start = document.find_first_not_of(kWhiteSpace);
+         start != std::string_view::npos;) {
       const std::size_t end = document.find_first_of(kWhiteSpace, start);
       vocabulary.emplace(document.substr(start, end - start), 0);
       start = document.find_first_not_of(kWhiteSpace, end);

@@ -50,8 +50,8 @@ std::string format_shortest(double value) {
   // to_chars in scientific form gives the shortest round-trip digits,
   // e.g. "-1.25e-03": split it into sign, digit string and decimal exponent.
   char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value,
-                                    std::chars_format::scientific);
+  const auto result =
+      std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
   const std::string_view text(buffer, static_cast<std::size_t>(result.ptr - buffer));
   const bool negative = text.front() == '-';
   const std::size_t e = text.find('e');

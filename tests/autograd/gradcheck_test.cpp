@@ -191,7 +191,8 @@ TEST(CompareGradients, StaysFiniteForHugeGradientsOfOppositeSign) {
 
 TEST(GradCheckErrors, RejectsAZeroNegativeOrNonFiniteStep) {
   for (double step : {0.0, -0.1, nan_value, inf_value}) {
-    const auto error = capture_error<GradCheckError>([&] { central_difference(1.0, step, square); });
+    const auto error =
+        capture_error<GradCheckError>([&] { central_difference(1.0, step, square); });
     ASSERT_TRUE(error);
     EXPECT_EQ(error->kind(), GradCheckErrorKind::InvalidStep);
   }
@@ -201,7 +202,8 @@ TEST(GradCheckErrors, RejectsAZeroNegativeOrNonFiniteStep) {
 }
 
 TEST(GradCheckErrors, RejectsANonFinitePoint) {
-  const auto error = capture_error<GradCheckError>([] { central_difference(nan_value, 0.1, square); });
+  const auto error =
+      capture_error<GradCheckError>([] { central_difference(nan_value, 0.1, square); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), GradCheckErrorKind::NonFinitePoint);
   EXPECT_STREQ(error->what(), "gradient-check point NaN must be finite");
@@ -321,8 +323,8 @@ TEST(GradCheckErrors, RejectsANegativeOrNonFiniteToleranceBeforeEvaluating) {
 }
 
 TEST(GradCheckErrors, RejectsANonFiniteAnalyticCandidate) {
-  const auto error =
-      capture_error<GradCheckError>([] { scalar_gradient_check(3.0, inf_value, 0.1, 1e-6, square); });
+  const auto error = capture_error<GradCheckError>(
+      [] { scalar_gradient_check(3.0, inf_value, 0.1, 1e-6, square); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), GradCheckErrorKind::NonFiniteAnalyticGradient);
   EXPECT_STREQ(error->what(), "analytic gradient inf must be finite");
@@ -331,7 +333,8 @@ TEST(GradCheckErrors, RejectsANonFiniteAnalyticCandidate) {
 TEST(GradCheckErrors, RejectsNonFiniteRecordedSlopes) {
   CentralDifference difference = central_difference(3.0, 0.1, square);
   difference.right_slope = nan_value;
-  const auto error = capture_error<GradCheckError>([&] { compare_one_sided_slopes(difference, 1e-6); });
+  const auto error =
+      capture_error<GradCheckError>([&] { compare_one_sided_slopes(difference, 1e-6); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), GradCheckErrorKind::NonFiniteOneSidedSlope);
   EXPECT_EQ(error->side(), DifferenceSide::Plus);
@@ -357,7 +360,8 @@ TEST(GradCheckErrors, SamplerRejectsZeroSamplesOverflowEmptyAndUnallocatableRequ
                "sampled tensor gradient check needs at least one value, but shape [2, 0] has none");
 
   const std::size_t huge = max_size / 2;
-  const auto allocation = capture_error<GradCheckError>([&] { sample_tensor_coordinates({huge}, huge); });
+  const auto allocation =
+      capture_error<GradCheckError>([&] { sample_tensor_coordinates({huge}, huge); });
   ASSERT_TRUE(allocation);
   EXPECT_EQ(allocation->kind(), GradCheckErrorKind::SampleAllocationFailed);
   EXPECT_EQ(allocation->samples(), huge);
@@ -513,7 +517,8 @@ TEST(SampledTensorGradientCheck, PassesTheObjectivesOwnGradCheckErrorThroughUnwr
   const auto error = capture_error<GradCheckError>([&] {
     sampled_tensor_gradient_check(parameters, analytic.view(), 1e-4, 1e-6, 3,
                                   [](const Tensor& p) -> double {
-                                    if (p.values()[2] != 3.0) throw GradCheckError::empty_tensor({});
+                                    if (p.values()[2] != 3.0)
+                                      throw GradCheckError::empty_tensor({});
                                     return 0.0;
                                   });
   });

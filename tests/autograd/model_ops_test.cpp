@@ -99,7 +99,8 @@ TEST(ModelChain, AssignedParameterMakesARecordedMatmulStale) {
   const TensorValue product = left.matmul(right);
   EXPECT_EQ(values_of(product.value()), std::vector<double>{11});
   right.assign(tensor({2, 1}, {5, 6}));
-  const auto error = capture_error<TensorAutodiffError>([&] { product.sum_axis(0).sum_axis(0).backward(); });
+  const auto error =
+      capture_error<TensorAutodiffError>([&] { product.sum_axis(0).sum_axis(0).backward(); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorAutodiffErrorKind::StaleOperand);
   EXPECT_EQ(values_of(*left.gradient()), (std::vector<double>{0, 0}));
@@ -134,7 +135,9 @@ TEST(RowGatherPlan, AcceptsARankZeroIndexShapeAsOneSelector) {
 
 TEST(RowGatherPlan, TableRankWinsOverCountAndBounds) {
   const std::vector<std::size_t> ids = {9, 9, 9};  // wrong count and out of bounds too
-  const auto error = capture_error<ModelOpError>([&] { RowGatherPlan::checked({3, 2, 1}, ids, {2}); });
+  const auto error = capture_error<ModelOpError>([&] {
+    RowGatherPlan::checked({3, 2, 1}, ids, {2});
+  });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), ModelOpErrorKind::GatherTableRank);
   EXPECT_EQ(error->rank(), 3u);
@@ -146,14 +149,18 @@ TEST(RowGatherPlan, TableRankWinsOverCountAndBounds) {
 TEST(RowGatherPlan, IndexShapeOverflowWinsOverCountAndBounds) {
   const std::vector<std::size_t> ids = {9};
   const std::size_t huge = std::numeric_limits<std::size_t>::max();
-  const auto error = capture_error<TensorError>([&] { RowGatherPlan::checked({3, 2}, ids, {huge, 2}); });
+  const auto error = capture_error<TensorError>([&] {
+    RowGatherPlan::checked({3, 2}, ids, {huge, 2});
+  });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::ShapeOverflow);
 }
 
 TEST(RowGatherPlan, CountWinsOverBounds) {
   const std::vector<std::size_t> ids = {9, 9, 9};
-  const auto error = capture_error<ModelOpError>([&] { RowGatherPlan::checked({3, 2}, ids, {2, 2}); });
+  const auto error = capture_error<ModelOpError>([&] {
+    RowGatherPlan::checked({3, 2}, ids, {2, 2});
+  });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), ModelOpErrorKind::GatherIndexCountMismatch);
   EXPECT_EQ(error->expected(), 4u);
@@ -163,7 +170,9 @@ TEST(RowGatherPlan, CountWinsOverBounds) {
 
 TEST(RowGatherPlan, ReportsTheFirstBadSelectorInFlatOrder) {
   const std::vector<std::size_t> ids = {0, 2, 3, 7};
-  const auto error = capture_error<ModelOpError>([&] { RowGatherPlan::checked({3, 2}, ids, {2, 2}); });
+  const auto error = capture_error<ModelOpError>([&] {
+    RowGatherPlan::checked({3, 2}, ids, {2, 2});
+  });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), ModelOpErrorKind::GatherIndexOutOfBounds);
   EXPECT_EQ(error->position(), 2u);
@@ -249,9 +258,9 @@ TEST(ModelProbability, LogSoftmaxSavesTheProbabilityBitsItsForwardCallEmitted) {
 // every non-target class; two target sets cover every class.
 TEST(ModelProbability, IndexedMeanNllSavesTheProbabilityBitsItsForwardCallEmitted) {
   const Tensor input = tensor({2, 3}, {0.7, -0.4, 1.1, -0.2, 0.3, 0.8});
-  const Tensor direct =
-      *indexed_mean_nll_forward(input.view(), 1, std::vector<std::size_t>{2, 0}, EmitProbabilities::Yes)
-           .probabilities;
+  const Tensor direct = *indexed_mean_nll_forward(input.view(), 1, std::vector<std::size_t>{2, 0},
+                                                  EmitProbabilities::Yes)
+                             .probabilities;
   const TensorValue logits = TensorValue::parameter(input);
   for (const std::vector<std::size_t>& targets :
        {std::vector<std::size_t>{2, 0}, std::vector<std::size_t>{0, 1}}) {

@@ -30,13 +30,11 @@ TensorValue cube(const TensorValue& x) {
   const SharedTensor input = x.value();  // saved context: the input, shared
   const SharedTensor output = map_values(input, [](double v) { return v * v * v; });
   return record_operation(kCube, output,
-                          {x,
-                           {"times 3 x^2",
-                            [input](const SharedTensor& upstream) {
-                              const Tensor square = mul(input, input);
-                              const Tensor three = Tensor::scalar(3.0);
-                              return SharedTensor(mul(upstream, mul(three, square)));
-                            }}});
+                          {x, {"times 3 x^2", [input](const SharedTensor& upstream) {
+                                 const Tensor square = mul(input, input);
+                                 const Tensor three = Tensor::scalar(3.0);
+                                 return SharedTensor(mul(upstream, mul(three, square)));
+                               }}});
 }
 
 // a - b with broadcasting. d/da = 1, d/db = -1, each summed to its operand's shape.
@@ -76,8 +74,8 @@ TEST(Recorder, ABinaryOperationSendsEachSlotItsOwnContribution) {
   const TensorValue b = TensorValue::parameter(Tensor({2}, {10, 20}));
   const TensorValue d = sub(a, b);
   EXPECT_EQ(values_of(d.value()), (std::vector<double>{-9, -18, -7, -16}));
-  const TensorBackwardTrace trace = d.backward_with_trace(Tensor({2, 2}, {1, 2, 3, 4}),
-                                                          Retention::Retain);
+  const TensorBackwardTrace trace =
+      d.backward_with_trace(Tensor({2, 2}, {1, 2, 3, 4}), Retention::Retain);
   EXPECT_EQ(values_of(*a.gradient()), (std::vector<double>{1, 2, 3, 4}));
   EXPECT_EQ(values_of(*b.gradient()), (std::vector<double>{-4, -6}));
   ASSERT_EQ(trace.edges.size(), 2u);
@@ -96,7 +94,8 @@ TEST(Recorder, AFreeFunctionVjpPassesTheSampledGradientCheck) {
       probed, *x.gradient(), 1e-5, 1e-7, 6, [&](const Tensor& candidate) {
         const Tensor cubes = map_values(candidate, [](double v) { return v * v * v; });
         double total = 0.0;
-        for (std::size_t k = 0; k < cubes.size(); ++k) total += seed.values()[k] * cubes.values()[k];
+        for (std::size_t k = 0; k < cubes.size(); ++k)
+          total += seed.values()[k] * cubes.values()[k];
         return total;
       });
   EXPECT_TRUE(report.passed);

@@ -81,7 +81,9 @@ TEST(TensorTapeErrors, RejectsNonFiniteForwardResultsNamingTheOperation) {
   const auto mul_error = capture_error<TensorAutodiffError>([&] { big.mul(big); });
   ASSERT_TRUE(mul_error.has_value());
   EXPECT_EQ(mul_error->operation(), TensorOperation::Mul);
-  const auto sum_error = capture_error<TensorAutodiffError>([&] { big.broadcast_to({2, 2}).sum_axis(0); });
+  const auto sum_error = capture_error<TensorAutodiffError>([&] {
+    big.broadcast_to({2, 2}).sum_axis(0);
+  });
   ASSERT_TRUE(sum_error.has_value());
   EXPECT_EQ(sum_error->operation(), TensorOperation::SumAxis);
   EXPECT_EQ(tape_state({big}), before);
@@ -98,8 +100,8 @@ TEST(TensorTapeErrors, RejectsUntrackedOutputWithoutMutation) {
   ASSERT_TRUE(error.has_value());
   EXPECT_EQ(error->kind(), TensorAutodiffErrorKind::UntrackedOutput);
   EXPECT_EQ(std::string(error->what()), "cannot backpropagate from untracked mul output");
-  const auto scalar_error =
-      capture_error<TensorAutodiffError>([&] { TensorValue::constant(Tensor::scalar(1)).backward(); });
+  const auto scalar_error = capture_error<TensorAutodiffError>(
+      [&] { TensorValue::constant(Tensor::scalar(1)).backward(); });
   ASSERT_TRUE(scalar_error.has_value());
   EXPECT_EQ(scalar_error->kind(), TensorAutodiffErrorKind::UntrackedOutput);
   EXPECT_EQ(scalar_error->operation(), TensorOperation::Constant);
@@ -113,7 +115,8 @@ TEST(TensorTapeErrors, BackwardWithoutSeedRejectsNonScalarOutputWithoutMutation)
   ASSERT_TRUE(error.has_value());
   EXPECT_EQ(error->kind(), TensorAutodiffErrorKind::NonScalarOutput);
   EXPECT_EQ(error->shape(), (Shape{2}));
-  const auto trace_error = capture_error<TensorAutodiffError>([&] { example.output.backward_with_trace(); });
+  const auto trace_error =
+      capture_error<TensorAutodiffError>([&] { example.output.backward_with_trace(); });
   ASSERT_TRUE(trace_error.has_value());
   EXPECT_EQ(trace_error->kind(), TensorAutodiffErrorKind::NonScalarOutput);
   EXPECT_EQ(tape_state(example.nodes()), before);
@@ -264,7 +267,9 @@ TEST(TensorTapeStaleOperand, RejectedAssignmentsChangeNothing) {
   const TensorValue y = p.mul(p);
   TensorValue writable = p;
   const testing::TapeState before = tape_state({p, y});
-  const auto shape_error = capture_error<TensorAutodiffError>([&] { writable.assign(tensor({3}, {1, 2, 3})); });
+  const auto shape_error = capture_error<TensorAutodiffError>([&] {
+    writable.assign(tensor({3}, {1, 2, 3}));
+  });
   ASSERT_TRUE(shape_error.has_value());
   EXPECT_EQ(shape_error->kind(), TensorAutodiffErrorKind::AssignShapeMismatch);
   const auto finite_error = capture_error<TensorAutodiffError>([&] {
@@ -273,7 +278,9 @@ TEST(TensorTapeStaleOperand, RejectedAssignmentsChangeNothing) {
   ASSERT_TRUE(finite_error.has_value());
   EXPECT_EQ(finite_error->kind(), TensorAutodiffErrorKind::NonFiniteLeaf);
   TensorValue result = y;
-  const auto parameter_error = capture_error<TensorAutodiffError>([&] { result.assign(tensor({2}, {1, 1})); });
+  const auto parameter_error = capture_error<TensorAutodiffError>([&] {
+    result.assign(tensor({2}, {1, 1}));
+  });
   ASSERT_TRUE(parameter_error.has_value());
   EXPECT_EQ(parameter_error->kind(), TensorAutodiffErrorKind::NotAParameter);
   EXPECT_EQ(std::string(parameter_error->what()),
@@ -288,7 +295,8 @@ TEST(TensorTapeShapeErrors, OperationShapeErrorsPropagateAsTensorErrors) {
   const testing::TapeState before = tape_state({p});
   EXPECT_EQ(capture_error<TensorError>([&] { p.reshape({4}); })->kind(),
             TensorErrorKind::ReshapeCountMismatch);
-  EXPECT_EQ(capture_error<TensorError>([&] { p.transpose(0, 2); })->kind(), TensorErrorKind::InvalidAxis);
+  EXPECT_EQ(capture_error<TensorError>([&] { p.transpose(0, 2); })->kind(),
+            TensorErrorKind::InvalidAxis);
   EXPECT_EQ(capture_error<TensorError>([&] {
               p.broadcast_to({3, 3});
             })->kind(),
@@ -298,9 +306,11 @@ TEST(TensorTapeShapeErrors, OperationShapeErrorsPropagateAsTensorErrors) {
             TensorErrorKind::IncompatibleBroadcast);
   EXPECT_EQ(capture_error<TensorError>([&] { p.mul(other); })->kind(),
             TensorErrorKind::IncompatibleBroadcast);
-  EXPECT_EQ(capture_error<TensorError>([&] { p.sum_axis(2); })->kind(), TensorErrorKind::InvalidAxis);
+  EXPECT_EQ(capture_error<TensorError>([&] { p.sum_axis(2); })->kind(),
+            TensorErrorKind::InvalidAxis);
   const TensorValue empty = TensorValue::parameter(Tensor::zeros({2, 0}));
-  EXPECT_EQ(capture_error<TensorError>([&] { empty.mean_axis(1); })->kind(), TensorErrorKind::EmptyAxis);
+  EXPECT_EQ(capture_error<TensorError>([&] { empty.mean_axis(1); })->kind(),
+            TensorErrorKind::EmptyAxis);
   EXPECT_EQ(tape_state({p}), before);
 }
 

@@ -246,7 +246,7 @@ TEST(TensorTapeTrace, WorkedExampleRecordsEightNodesAndEightEdges) {
   const std::vector<TensorOperation> operations = {
       TensorOperation::Parameter, TensorOperation::Reshape,     TensorOperation::Transpose,
       TensorOperation::Parameter, TensorOperation::BroadcastTo, TensorOperation::Add,
-      TensorOperation::Mul,  TensorOperation::MeanAxis};
+      TensorOperation::Mul,       TensorOperation::MeanAxis};
   const std::vector<TensorValue> nodes = example.nodes();
   for (std::size_t index = 0; index < 8; ++index) {
     EXPECT_EQ(trace.nodes[index].index, index);
@@ -367,10 +367,8 @@ TEST(TensorTapeDetach, ProductOfDetachedCopyAndConstantKeepsNoEdges) {
 TEST(TensorTapeBackward, ProductOfTwoDifferentTensorsSendsEachTheOtherOperand) {
   const TensorValue x = TensorValue::parameter(tensor({2, 3}, {1, 2, 3, 4, 5, 6}));
   const TensorValue bias = TensorValue::parameter(tensor({3}, {1, -1, 0}));
-  const TensorValue output = x.reshape({3, 2})
-                                 .transpose(0, 1)
-                                 .mul(bias.broadcast_to({2, 3}))
-                                 .mean_axis(1, KeepDim::No);
+  const TensorValue output =
+      x.reshape({3, 2}).transpose(0, 1).mul(bias.broadcast_to({2, 3})).mean_axis(1, KeepDim::No);
   output.backward_with_seed(tensor({2}, {3, 6}), Retention::Release);
   EXPECT_EQ(values_of(*x.gradient()), (std::vector<double>{1, 2, -1, -2, 0, 0}));
   EXPECT_EQ(values_of(*bias.gradient()), (std::vector<double>{5, 11, 17}));
@@ -405,9 +403,8 @@ TEST(TensorTapeNoGrad, OperationsInsideTheScopeRecordNoGraph) {
 TEST(TensorTapeStructural, ViewOperationsShareTheOperandStorage) {
   const TensorValue x = TensorValue::parameter(tensor({2, 3}, {1, 2, 3, 4, 5, 6}));
   const SharedTensor storage = x.value();
-  for (const TensorValue& view :
-       {x.reshape({3, 2}), x.transpose(0, 1), x.permute({1, 0}), x.slice(1, 1, 3),
-        x.reshape({1, 2, 3}).broadcast_to({4, 2, 3})}) {
+  for (const TensorValue& view : {x.reshape({3, 2}), x.transpose(0, 1), x.permute({1, 0}),
+                                  x.slice(1, 1, 3), x.reshape({1, 2, 3}).broadcast_to({4, 2, 3})}) {
     EXPECT_TRUE(view.value().shares_storage_with(storage)) << view.operation().name();
   }
   const TensorValue copy = x.transpose(0, 1).materialize();

@@ -65,15 +65,21 @@ TEST(TensorVjp, BroadcastToMatchesCentralDifferences) {
 TEST(TensorVjp, PermuteSliceAndMaterializeMatchCentralDifferences) {
   expect_vjp_matches(
       "permute [2, 3, 4] -> [4, 2, 3]", filled({2, 3, 4}),
-      [](const TensorValue& p) { return p.permute({2, 0, 1}); },
-      [](const Tensor& p) { return p.view().permute({2, 0, 1}).materialize(); });
+      [](const TensorValue& p) {
+        return p.permute({2, 0, 1});
+      },
+      [](const Tensor& p) {
+        return p.view().permute({2, 0, 1}).materialize();
+      });
   expect_vjp_matches(
       "slice rows 1..3 of [4, 3]", filled({4, 3}),
       [](const TensorValue& p) { return p.slice(0, 1, 3); },
       [](const Tensor& p) { return p.view().slice(0, 1, 3).materialize(); });
   expect_vjp_matches(
       "slice of a transpose, then materialize and reshape", filled({3, 4}),
-      [](const TensorValue& p) { return p.transpose(0, 1).slice(1, 1, 3).materialize().reshape({8}); },
+      [](const TensorValue& p) {
+        return p.transpose(0, 1).slice(1, 1, 3).materialize().reshape({8});
+      },
       [](const Tensor& p) { return p.view().transpose(0, 1).slice(1, 1, 3).materialize(); });
 }
 
@@ -178,9 +184,9 @@ struct ReductionCase {
 };
 
 const std::vector<ReductionCase> kReductionCases = {
-    {{2, 3}, 0, KeepDim::No},    {{2, 3}, 0, KeepDim::Yes},    {{2, 3}, 1, KeepDim::No},
-    {{2, 3}, 1, KeepDim::Yes},   {{2, 3, 4}, 1, KeepDim::Yes}, {{2, 3, 4}, 2, KeepDim::No},
-    {{4}, 0, KeepDim::No},       {{4}, 0, KeepDim::Yes},
+    {{2, 3}, 0, KeepDim::No},  {{2, 3}, 0, KeepDim::Yes},    {{2, 3}, 1, KeepDim::No},
+    {{2, 3}, 1, KeepDim::Yes}, {{2, 3, 4}, 1, KeepDim::Yes}, {{2, 3, 4}, 2, KeepDim::No},
+    {{4}, 0, KeepDim::No},     {{4}, 0, KeepDim::Yes},
 };
 
 TEST(TensorVjp, SumAxisMatchesCentralDifferencesWithAndWithoutKeepDim) {

@@ -49,8 +49,8 @@ inline double dot(const Tensor& a, const Tensor& b) {
 // with central differences of seed · forward(p) at every coordinate of p;
 // `forward` computes the same function with the plain tensor kernels.
 inline void expect_vjp_matches(const std::string& label, const Tensor& input,
-                        const std::function<TensorValue(const TensorValue&)>& on_tape,
-                        const std::function<Tensor(const Tensor&)>& forward) {
+                               const std::function<TensorValue(const TensorValue&)>& on_tape,
+                               const std::function<Tensor(const Tensor&)>& forward) {
   SCOPED_TRACE(label);
   const TensorValue parameter = TensorValue::parameter(input);
   const TensorValue output = on_tape(parameter);

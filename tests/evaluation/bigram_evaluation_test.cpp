@@ -22,7 +22,8 @@ namespace {
 using testing::capture_error;
 
 constexpr TokenId kBos = 0, kEos = 1, kA = 2, kB = 3, kC = 4;
-const std::vector<std::vector<TokenId>> kTraining = {{kBos, kA, kA, kB, kEos}, {kBos, kA, kB, kEos}};
+const std::vector<std::vector<TokenId>> kTraining = {{kBos, kA, kA, kB, kEos},
+                                                     {kBos, kA, kB, kEos}};
 
 std::vector<std::span<const TokenId>> views(const std::vector<std::vector<TokenId>>& documents) {
   return {documents.begin(), documents.end()};
@@ -55,8 +56,9 @@ TEST(BigramScoring, BosIsContextOnlyAndAnUnseenTransitionIsFinite) {
   const double expected = -std::log(3.0 / 7.0) + -std::log(1.0 / 8.0) + -std::log(1.0 / 5.0);
   EXPECT_NEAR(metrics.total_nll(), expected, 1e-12);
   const std::vector<std::vector<TokenId>> only_bos = {{kBos}, {}};
-  EXPECT_EQ(capture_error<MetricError>([&] { score_bigram_documents(model, views(only_bos)); })->kind(),
-            MetricErrorKind::EmptyTargets);
+  EXPECT_EQ(
+      capture_error<MetricError>([&] { score_bigram_documents(model, views(only_bos)); })->kind(),
+      MetricErrorKind::EmptyTargets);
 }
 
 TEST(BigramScoring, DocumentsAreScoredApartAndTheModelIsNotRefitted) {
@@ -74,7 +76,8 @@ TEST(BigramScoring, DocumentsAreScoredApartAndTheModelIsNotRefitted) {
 TEST(BigramScoring, NamesTheFirstTokenOutsideTheVocabularyBeforeScoring) {
   const BigramModel model = BigramModel::fit(5, 1.0, kTraining);
   const std::vector<std::vector<TokenId>> documents = {{kBos, kA, kEos}, {kBos, 5, 6}};
-  const auto error = capture_error<BigramError>([&] { score_bigram_documents(model, views(documents)); });
+  const auto error =
+      capture_error<BigramError>([&] { score_bigram_documents(model, views(documents)); });
   EXPECT_EQ(error->kind(), BigramErrorKind::TokenOutOfRange);
   EXPECT_EQ(error->document(), 1u);
   EXPECT_EQ(error->position(), 1u);
@@ -120,14 +123,16 @@ TEST(BigramPartitionProtocol, ScoresEachAllowedPartitionWithTheUnchangedModel) {
   const std::uint64_t transitions = protocol.model.fitted_transitions();
   const std::vector<std::uint64_t> eos_row(protocol.model.counts_row(kEos).begin(),
                                            protocol.model.counts_row(kEos).end());
-  const PartitionScore train = score_bigram_partition(protocol.model, protocol.encoded, ScoredPartition::Train);
+  const PartitionScore train =
+      score_bigram_partition(protocol.model, protocol.encoded, ScoredPartition::Train);
   const PartitionScore validation =
       score_bigram_partition(protocol.model, protocol.encoded, ScoredPartition::Validation);
   EXPECT_EQ(train.partition, ScoredPartition::Train);
   EXPECT_EQ(train.document_count, 8u);
   EXPECT_EQ(train.metrics.target_count(), 1844u);
   EXPECT_EQ(validation.document_count, 2u);
-  EXPECT_EQ(validation.metrics.target_count(), pair_count(protocol.encoded.documents(Partition::Validation)));
+  EXPECT_EQ(validation.metrics.target_count(),
+            pair_count(protocol.encoded.documents(Partition::Validation)));
   EXPECT_EQ(validation.metrics.target_count(), 469u);
   EXPECT_TRUE(std::isfinite(validation.metrics.total_nll())) << "add-one gives every pair p > 0";
   EXPECT_GT(validation.metrics.mean_nll(), train.metrics.mean_nll());

@@ -23,7 +23,9 @@ using testing::capture_error;
 constexpr double kTolerance = 1e-12;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-std::uint64_t bits(double value) { return std::bit_cast<std::uint64_t>(value); }
+std::uint64_t bits(double value) {
+  return std::bit_cast<std::uint64_t>(value);
+}
 
 TEST(AssignedProbabilityMetrics, ScoresTheTinyChain) {
   const LanguageModelMetrics metrics = score_assigned_probabilities(std::vector<double>{0.5, 0.25});
@@ -49,14 +51,16 @@ TEST(AssignedProbabilityMetrics, PerfectAndUniformAnchors) {
 
 TEST(AssignedProbabilityMetrics, ZeroProbabilityGivesInfinityWithoutAClamp) {
   for (double zero : {0.0, -0.0}) {
-    const LanguageModelMetrics metrics = score_assigned_probabilities(std::vector<double>{0.8, zero});
+    const LanguageModelMetrics metrics =
+        score_assigned_probabilities(std::vector<double>{0.8, zero});
     EXPECT_EQ(metrics.total_nll(), kInfinity);
     EXPECT_EQ(metrics.mean_nll(), kInfinity);
     EXPECT_EQ(metrics.perplexity(), kInfinity);
     EXPECT_EQ(metrics.target_count(), 2u);
   }
   // Once infinite, later finite terms keep the total infinite.
-  const LanguageModelMetrics later = score_assigned_probabilities(std::vector<double>{0.0, 0.5, 1.0});
+  const LanguageModelMetrics later =
+      score_assigned_probabilities(std::vector<double>{0.0, 0.5, 1.0});
   EXPECT_EQ(later.total_nll(), kInfinity);
 }
 
@@ -69,8 +73,9 @@ TEST(AssignedProbabilityMetrics, EmptyInputIsATypedError) {
 
 TEST(AssignedProbabilityMetrics, NamesEveryInvalidProbabilityAndItsIndex) {
   for (double value : {kInfinity, -kInfinity, -0.1, 1.1, std::nextafter(1.0, 2.0)}) {
-    const auto error =
-        capture_error<MetricError>([&] { score_assigned_probabilities(std::vector<double>{0.2, value}); });
+    const auto error = capture_error<MetricError>([&] {
+      score_assigned_probabilities(std::vector<double>{0.2, value});
+    });
     EXPECT_EQ(error->kind(), MetricErrorKind::InvalidProbability);
     EXPECT_EQ(metric_error_kind_name(error->kind()), "invalid-probability");
     EXPECT_EQ(error->index(), 1u);
@@ -80,20 +85,23 @@ TEST(AssignedProbabilityMetrics, NamesEveryInvalidProbabilityAndItsIndex) {
       [] { score_assigned_probabilities(std::vector<double>{std::nan("")}); });
   EXPECT_EQ(nan->index(), 0u);
   EXPECT_TRUE(std::isnan(nan->probability()));
-  EXPECT_STREQ(nan->what(), "assigned probability at index 0 must be finite and within [0, 1], got NaN");
+  EXPECT_STREQ(nan->what(),
+               "assigned probability at index 0 must be finite and within [0, 1], got NaN");
 }
 
 TEST(AssignedProbabilityMetrics, ValidatesTheWholeSpanBeforeAddingAnything) {
   // The zero alone would give +inf; the NaN after it must be reported instead.
-  const auto error = capture_error<MetricError>(
-      [] { score_assigned_probabilities(std::vector<double>{0.0, std::nan("")}); });
+  const auto error = capture_error<MetricError>([] {
+    score_assigned_probabilities(std::vector<double>{0.0, std::nan("")});
+  });
   EXPECT_EQ(error->kind(), MetricErrorKind::InvalidProbability);
   EXPECT_EQ(error->index(), 1u);
   EXPECT_TRUE(std::isnan(error->probability()));
 }
 
 TEST(AssignedProbabilityMetrics, WeightsTargetsNotDocuments) {
-  const LanguageModelMetrics short_document = score_assigned_probabilities(std::vector<double>{1.0});
+  const LanguageModelMetrics short_document =
+      score_assigned_probabilities(std::vector<double>{1.0});
   const LanguageModelMetrics long_document =
       score_assigned_probabilities(std::vector<double>{0.25, 0.25, 0.25});
   const LanguageModelMetrics pooled =

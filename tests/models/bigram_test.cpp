@@ -25,7 +25,9 @@ constexpr TokenId kBos = 0, kEos = 1, kA = 2, kB = 3, kC = 4;
 const std::vector<std::vector<TokenId>> kDocuments = {{kBos, kA, kA, kB, kEos},
                                                       {kBos, kA, kB, kEos}};
 
-BigramModel worked_model(double alpha = 1.0) { return BigramModel::fit(5, alpha, kDocuments); }
+BigramModel worked_model(double alpha = 1.0) {
+  return BigramModel::fit(5, alpha, kDocuments);
+}
 
 std::vector<std::uint64_t> row_of(const BigramModel& model, TokenId from) {
   const auto row = model.counts_row(from);
@@ -54,7 +56,8 @@ TEST(BigramFit, CountsEachTransitionOnceWithoutCrossingDocuments) {
 
 TEST(BigramFit, JoiningTheDocumentsWouldAddExactlyOneEosToBosTransition) {
   std::vector<TokenId> joined;
-  for (const auto& document : kDocuments) joined.insert(joined.end(), document.begin(), document.end());
+  for (const auto& document : kDocuments)
+    joined.insert(joined.end(), document.begin(), document.end());
   const BigramModel separate = worked_model();
   const BigramModel together = BigramModel::fit(5, 1.0, std::vector<std::vector<TokenId>>{joined});
   EXPECT_EQ(together.fitted_transitions(), separate.fitted_transitions() + 1);
@@ -97,7 +100,8 @@ TEST(BigramProbabilities, ZeroProbabilityInASeenRowIsNotAnUndefinedRow) {
 TEST(BigramProbabilities, AddOneRowsMatchTheWorkedExample) {
   const BigramModel model = worked_model();
   EXPECT_EQ(model.smoothing_denominator(kA), 8.0);
-  EXPECT_EQ(model.smoothed_distribution(kA), (std::vector<double>{0.125, 0.125, 0.25, 0.375, 0.125}));
+  EXPECT_EQ(model.smoothed_distribution(kA),
+            (std::vector<double>{0.125, 0.125, 0.25, 0.375, 0.125}));
   EXPECT_EQ(model.smoothed_probability(kA, kC), 0.125);
   EXPECT_EQ(model.smoothing_denominator(kC), 5.0);
   EXPECT_EQ(model.smoothed_distribution(kC), std::vector<double>(5, 0.2));
@@ -142,8 +146,8 @@ TEST(BigramProbabilities, ReportsEveryTiedSuccessorInAscendingOrder) {
 }
 
 TEST(BigramErrors, EmptyVocabularyIsCheckedFirst) {
-  const auto error = capture_error<BigramError>(
-      [] { BigramModel::fit(0, std::nan(""), kDocuments); });
+  const auto error =
+      capture_error<BigramError>([] { BigramModel::fit(0, std::nan(""), kDocuments); });
   EXPECT_EQ(error->kind(), BigramErrorKind::EmptyVocabulary);
   EXPECT_EQ(bigram_error_kind_name(error->kind()), "empty-vocabulary");
   EXPECT_STREQ(error->what(), "a bigram model needs a vocabulary of at least one token, but V = 0");
@@ -157,7 +161,8 @@ TEST(BigramErrors, RejectsEveryAlphaThatIsNotFiniteAndPositive) {
     EXPECT_EQ(error->alpha(), alpha);
     EXPECT_EQ(error->vocabulary_size(), 5u);
   }
-  const auto nan = capture_error<BigramError>([] { BigramModel::fit(5, std::nan(""), kDocuments); });
+  const auto nan =
+      capture_error<BigramError>([] { BigramModel::fit(5, std::nan(""), kDocuments); });
   EXPECT_EQ(nan->kind(), BigramErrorKind::InvalidAlpha);
   EXPECT_TRUE(std::isnan(nan->alpha()));
   // Finite alpha whose smoothing mass alpha * V overflows.
@@ -171,11 +176,13 @@ TEST(BigramErrors, RejectsEveryAlphaThatIsNotFiniteAndPositive) {
 TEST(BigramErrors, TableTooLargeWhenVTimesVOverflowsOrCannotBeAllocated) {
   const std::vector<std::vector<TokenId>> none;
   const std::size_t overflowing = std::size_t{1} << (std::numeric_limits<std::size_t>::digits / 2);
-  const auto overflow = capture_error<BigramError>([&] { BigramModel::fit(overflowing, 1.0, none); });
+  const auto overflow =
+      capture_error<BigramError>([&] { BigramModel::fit(overflowing, 1.0, none); });
   EXPECT_EQ(overflow->kind(), BigramErrorKind::TableTooLarge);
   EXPECT_EQ(overflow->vocabulary_size(), overflowing);
   const std::size_t too_many_cells = overflowing >> 1;  // V * V fits in size_t, but not in memory
-  const auto allocation = capture_error<BigramError>([&] { BigramModel::fit(too_many_cells, 1.0, none); });
+  const auto allocation =
+      capture_error<BigramError>([&] { BigramModel::fit(too_many_cells, 1.0, none); });
   EXPECT_EQ(allocation->kind(), BigramErrorKind::TableTooLarge);
 }
 
@@ -199,7 +206,8 @@ TEST(BigramErrors, EveryQueryRejectsATokenOutsideTheVocabulary) {
   EXPECT_EQ(current->kind(), BigramErrorKind::TokenOutOfRange);
   EXPECT_EQ(current->token(), 5u);
   EXPECT_STREQ(current->what(), "current token ID 5 is outside the vocabulary of 5 tokens");
-  const auto next = capture_error<BigramError>([&] { (void)model.maximum_likelihood_probability(kC, 5); });
+  const auto next =
+      capture_error<BigramError>([&] { (void)model.maximum_likelihood_probability(kC, 5); });
   EXPECT_STREQ(next->what(), "next token ID 5 is outside the vocabulary of 5 tokens");
   const std::vector<std::function<void()>> queries = {
       [&] { (void)model.count(5, 0); },

@@ -58,8 +58,7 @@ TEST(Embedding, AnEmptyIdListGivesNoRowsAndNoGradient) {
 TEST(Embedding, RejectsOutOfRangeIdsAndCountMismatchesBeforeRecording) {
   const Embedding embedding(TensorValue::parameter(known_table()));
   const std::vector<std::size_t> ids = {1, 4, 7};
-  const auto bounds =
-      capture_error<ModelOpError>([&] { embedding.forward(ids, Shape{3}); });
+  const auto bounds = capture_error<ModelOpError>([&] { embedding.forward(ids, Shape{3}); });
   EXPECT_EQ(bounds->kind(), ModelOpErrorKind::GatherIndexOutOfBounds);
   EXPECT_EQ(bounds->index(), 4u);
   EXPECT_EQ(bounds->position(), 1u);
@@ -70,10 +69,9 @@ TEST(Embedding, RejectsOutOfRangeIdsAndCountMismatchesBeforeRecording) {
 }
 
 TEST(Embedding, ConstructionChecksTheTable) {
-  EXPECT_EQ(capture_error<LayerError>([] {
-              Embedding(TensorValue::constant(known_table()));
-            })->kind(),
-            LayerErrorKind::NotAParameter);
+  EXPECT_EQ(
+      capture_error<LayerError>([] { Embedding(TensorValue::constant(known_table())); })->kind(),
+      LayerErrorKind::NotAParameter);
   EXPECT_EQ(capture_error<LayerError>([] {
               Embedding(TensorValue::parameter(Tensor({8}, {0, 0, 0, 0, 0, 0, 0, 0})));
             })->kind(),
@@ -82,8 +80,9 @@ TEST(Embedding, ConstructionChecksTheTable) {
               Embedding(TensorValue::parameter(Tensor::zeros(Shape{0, 2})));
             })->kind(),
             LayerErrorKind::EmptyVocabulary);
-  const auto width = capture_error<LayerError>(
-      [] { Embedding(TensorValue::parameter(Tensor::zeros(Shape{3, 0}))); });
+  const auto width = capture_error<LayerError>([] {
+    Embedding(TensorValue::parameter(Tensor::zeros(Shape{3, 0})));
+  });
   EXPECT_EQ(width->kind(), LayerErrorKind::ZeroEmbeddingWidth);
   EXPECT_EQ(width->kind_name(), "zero-embedding-width");
   EXPECT_EQ(width->shape(), (Shape{3, 0}));

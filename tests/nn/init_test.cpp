@@ -64,10 +64,9 @@ TEST(XavierUniform, SeedSeventeenGivesTheChapterWeightsBitForBit) {
   SplitMix64 generator(17);
   const Tensor weights = xavier_uniform(2, 2, generator);
   EXPECT_EQ(weights.shape(), (Shape{2, 2}));
-  EXPECT_EQ(bits_of(weights), (std::vector<std::uint64_t>{0x3f744760bbbfc4e2ULL,
-                                                          0xbfd10508068942adULL,
-                                                          0xbfdae98b1d44f6aeULL,
-                                                          0xbfe5a45c1710f8d8ULL}));
+  EXPECT_EQ(bits_of(weights),
+            (std::vector<std::uint64_t>{0x3f744760bbbfc4e2ULL, 0xbfd10508068942adULL,
+                                        0xbfdae98b1d44f6aeULL, 0xbfe5a45c1710f8d8ULL}));
   EXPECT_EQ(generator.state(), 17 + 4 * 0x9e3779b97f4a7c15ULL);
 }
 
@@ -106,9 +105,9 @@ TEST(XavierUniform, RejectedRequestsLeaveTheGeneratorUnchanged) {
   const auto sum = capture_error<ParameterError>([&] { xavier_uniform(kMax, 1, generator); });
   EXPECT_EQ(sum->kind(), ParameterErrorKind::FanSumOverflow);
   EXPECT_EQ(sum->fan_in(), kMax);
-  EXPECT_EQ(capture_error<ParameterError>([&] { xavier_uniform(kMax / 2 + 1, 2, generator); })
-                ->kind(),
-            ParameterErrorKind::ShapeProductOverflow);
+  EXPECT_EQ(
+      capture_error<ParameterError>([&] { xavier_uniform(kMax / 2 + 1, 2, generator); })->kind(),
+      ParameterErrorKind::ShapeProductOverflow);
   // Fits size_t, not memory: the tensor library's AllocationFailed, nothing drawn.
   const auto memory =
       capture_error<TensorError>([&] { xavier_uniform(std::size_t{1} << 31, 1 << 30, generator); });
@@ -122,23 +121,21 @@ TEST(AddXavierUniform, ChecksNameAndUniquenessBeforeDrawing) {
   const TensorValue query =
       add_xavier_uniform(set, "decoder.block.0.attention.query.weight", 2, 2, generator);
   EXPECT_TRUE(query.is_parameter());
-  EXPECT_EQ(bits_of(query.value()), (std::vector<std::uint64_t>{0x3f744760bbbfc4e2ULL,
-                                                                0xbfd10508068942adULL,
-                                                                0xbfdae98b1d44f6aeULL,
-                                                                0xbfe5a45c1710f8d8ULL}));
+  EXPECT_EQ(bits_of(query.value()),
+            (std::vector<std::uint64_t>{0x3f744760bbbfc4e2ULL, 0xbfd10508068942adULL,
+                                        0xbfdae98b1d44f6aeULL, 0xbfe5a45c1710f8d8ULL}));
   const std::uint64_t state = generator.state();
   const auto invalid = capture_error<ParameterError>(
       [&] { add_xavier_uniform(set, "Decoder.weight", 2, 2, generator); });
   EXPECT_EQ(invalid->kind(), ParameterErrorKind::InvalidName);
   EXPECT_EQ(invalid->kind_name(), "invalid-name");
-  const auto duplicate = capture_error<ParameterError>([&] {
-    add_xavier_uniform(set, "decoder.block.0.attention.query.weight", 2, 2, generator);
-  });
+  const auto duplicate = capture_error<ParameterError>(
+      [&] { add_xavier_uniform(set, "decoder.block.0.attention.query.weight", 2, 2, generator); });
   EXPECT_EQ(duplicate->kind(), ParameterErrorKind::DuplicateName);
   EXPECT_EQ(duplicate->index(), 0u);
-  EXPECT_EQ(capture_error<ParameterError>(
-                [&] { add_xavier_uniform(set, "decoder.invalid.weight", 0, 2, generator); })
-                ->kind_name(),
+  EXPECT_EQ(capture_error<ParameterError>([&] {
+              add_xavier_uniform(set, "decoder.invalid.weight", 0, 2, generator);
+            })->kind_name(),
             "zero-fan-in");
   EXPECT_EQ(generator.state(), state);
   EXPECT_EQ(set.size(), 1u);

@@ -32,8 +32,7 @@ TEST(Linear, ProjectsTheChapterInputAndBackpropagatesEveryGradient) {
   EXPECT_EQ(values_of(output.value()), (std::vector<double>{5.5, 0.5, 2, 5.5, 1, 5}));
   output.backward_with_seed(Tensor({1, 2, 3}, {1, 0, -1, 0.5, 2, 1}), Retention::Retain);
   EXPECT_EQ(values_of(*input.gradient()), (std::vector<double>{2, 1, -0.5, 3}));
-  EXPECT_EQ(values_of(*layer.weight().gradient()),
-            (std::vector<double>{0.5, -2, -2, 3.5, 6, 1}));
+  EXPECT_EQ(values_of(*layer.weight().gradient()), (std::vector<double>{0.5, -2, -2, 3.5, 6, 1}));
   EXPECT_EQ(values_of(*layer.bias()->gradient()), (std::vector<double>{1.5, 2, 0}));
 }
 
@@ -41,8 +40,7 @@ TEST(Linear, WithoutBiasIsThePlainProduct) {
   const Linear layer = known_linear(Bias::No);
   EXPECT_EQ(layer.parameter_count(), 6u);
   EXPECT_FALSE(layer.bias());
-  const TensorValue output =
-      layer.forward(TensorValue::constant(Tensor({1, 2, 2}, {1, 2, -1, 3})));
+  const TensorValue output = layer.forward(TensorValue::constant(Tensor({1, 2, 2}, {1, 2, -1, 3})));
   EXPECT_EQ(values_of(output.value()), (std::vector<double>{5, 1, 1, 5, 1.5, 4}));
   const ParameterSet parameters = layer.parameters();
   ASSERT_EQ(parameters.size(), 1u);
@@ -65,11 +63,12 @@ TEST(Linear, KeepsEveryLeadingAxis) {
 
 TEST(Linear, RejectsBadInputsAndParameters) {
   const Linear layer = known_linear(Bias::Yes);
-  const auto scalar = capture_error<LayerError>(
-      [&] { layer.forward(TensorValue::constant(Tensor::scalar(1.0))); });
+  const auto scalar =
+      capture_error<LayerError>([&] { layer.forward(TensorValue::constant(Tensor::scalar(1.0))); });
   EXPECT_EQ(scalar->kind(), LayerErrorKind::InputRank);
-  const auto width = capture_error<LayerError>(
-      [&] { layer.forward(TensorValue::constant(Tensor::zeros(Shape{1, 3}))); });
+  const auto width = capture_error<LayerError>([&] {
+    layer.forward(TensorValue::constant(Tensor::zeros(Shape{1, 3})));
+  });
   EXPECT_EQ(width->kind(), LayerErrorKind::InputWidthMismatch);
   EXPECT_EQ(width->expected(), 2u);
   EXPECT_EQ(width->actual(), 3u);
@@ -79,9 +78,9 @@ TEST(Linear, RejectsBadInputsAndParameters) {
   EXPECT_EQ(bias->kind(), LayerErrorKind::BiasWidthMismatch);
   EXPECT_EQ(bias->expected(), 3u);
   EXPECT_EQ(bias->actual(), 2u);
-  EXPECT_EQ(capture_error<LayerError>(
-                [&] { Linear(weight, TensorValue::parameter(Tensor::zeros(Shape{1, 3}))); })
-                ->kind(),
+  EXPECT_EQ(capture_error<LayerError>([&] {
+              Linear(weight, TensorValue::parameter(Tensor::zeros(Shape{1, 3})));
+            })->kind(),
             LayerErrorKind::BiasRank);
   EXPECT_EQ(capture_error<LayerError>([] {
               Linear(TensorValue::parameter(Tensor::zeros(Shape{3})), std::nullopt);
@@ -108,11 +107,9 @@ TEST(Linear, InitializedLayersReproduceWithZeroBiasAndSharedCopies) {
   EXPECT_TRUE(copy.weight().is_same_node(a.weight()));
   EXPECT_TRUE(copy.bias()->is_same_node(*a.bias()));
   const std::uint64_t state = first.state();
-  EXPECT_EQ(capture_error<LayerError>([&] { Linear::initialized(0, 3, Bias::Yes, first); })
-                ->kind(),
+  EXPECT_EQ(capture_error<LayerError>([&] { Linear::initialized(0, 3, Bias::Yes, first); })->kind(),
             LayerErrorKind::ZeroInputWidth);
-  EXPECT_EQ(capture_error<LayerError>([&] { Linear::initialized(2, 0, Bias::No, first); })
-                ->kind(),
+  EXPECT_EQ(capture_error<LayerError>([&] { Linear::initialized(2, 0, Bias::No, first); })->kind(),
             LayerErrorKind::ZeroOutputWidth);
   EXPECT_EQ(first.state(), state);
   ParameterSet model;
@@ -129,9 +126,8 @@ TEST(Linear, GradientsMatchCentralDifferencesAtSeveralShapes) {
       const Linear layer = Linear::initialized(3, 2, bias, generator);
       if (layer.bias()) TensorValue(*layer.bias()).assign(Tensor({2}, {0.25, -0.75}));
       Tensor input_values = xavier_uniform(element_count(shape), 1, generator);
-      const TensorValue input =
-          TensorValue::parameter(Tensor(shape, {input_values.values().begin(),
-                                                input_values.values().end()}));
+      const TensorValue input = TensorValue::parameter(
+          Tensor(shape, {input_values.values().begin(), input_values.values().end()}));
       ParameterSet model;
       model.add("input", input);
       model.add_all("projection", layer.parameters());

@@ -24,12 +24,10 @@ TensorValue wrong_square(const TensorValue& x) {
   const SharedTensor input = x.value();
   const SharedTensor output = map_values(input, [](double v) { return v * v; });
   return record_operation(kWrongSquare, output,
-                          {x,
-                           {"times 3 x (wrong)",
-                            [input](const SharedTensor& upstream) {
-                              const Tensor three = Tensor::scalar(3.0);
-                              return SharedTensor(mul(upstream, mul(three, input)));
-                            }}});
+                          {x, {"times 3 x (wrong)", [input](const SharedTensor& upstream) {
+                                 const Tensor three = Tensor::scalar(3.0);
+                                 return SharedTensor(mul(upstream, mul(three, input)));
+                               }}});
 }
 
 TensorValue total(const TensorValue& x) {
@@ -46,7 +44,10 @@ TEST(CheckParameterGradient, PassesACorrectRuleAndRestoresTheSet) {
   const auto weight_bits = bits_of(weight.value());
   const auto other_gradient = bits_of(*other.gradient());
   const TensorGradientCheck check = check_parameter_gradient(
-      set, "weight", [&] { return total(weight.mul(weight).matmul(other.reshape({2, 1}))); },
+      set, "weight",
+      [&] {
+        return total(weight.mul(weight).matmul(other.reshape({2, 1})));
+      },
       1e-5, 1e-7, 4);
   EXPECT_TRUE(check.passed);
   EXPECT_EQ(check.checks.size(), 4u);
@@ -63,7 +64,7 @@ TEST(CheckParameterGradient, FailsAWrongRule) {
       set, "weight", [&] { return total(wrong_square(weight)); }, 1e-5, 1e-7, 3);
   EXPECT_FALSE(check.passed);
   ASSERT_EQ(check.checks.size(), 3u);
-  EXPECT_DOUBLE_EQ(check.checks[0].comparison.analytic, 1.5);  // 3 x at x = 0.5
+  EXPECT_DOUBLE_EQ(check.checks[0].comparison.analytic, 1.5);    // 3 x at x = 0.5
   EXPECT_NEAR(check.checks[0].comparison.numerical, 1.0, 1e-8);  // 2 x
 }
 
@@ -72,14 +73,14 @@ TEST(CheckParameterGradient, UnknownNamesAndFailingLossesLeaveTheSetUnchanged) {
   ParameterSet set;
   set.add("weight", weight);
   EXPECT_EQ(capture_error<ParameterError>([&] {
-              check_parameter_gradient(set, "missing", [&] { return total(weight); }, 1e-5, 1e-7,
-                                       2);
+              check_parameter_gradient(
+                  set, "missing", [&] { return total(weight); }, 1e-5, 1e-7, 2);
             })->kind(),
             ParameterErrorKind::UnknownName);
   const auto bits = bits_of(weight.value());
   // A step so large that a probe reaches a non-positive input of log.
-  EXPECT_THROW(check_parameter_gradient(set, "weight", [&] { return total(weight.log()); }, 1.5,
-                                        1e-7, 2),
+  EXPECT_THROW(check_parameter_gradient(
+                   set, "weight", [&] { return total(weight.log()); }, 1.5, 1e-7, 2),
                Error);
   EXPECT_EQ(bits_of(weight.value()), bits);
 }

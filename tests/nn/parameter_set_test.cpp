@@ -37,9 +37,8 @@ TEST(ParameterName, ReportsTheFirstFaultWithItsByteOffset) {
     std::uint8_t byte;
   };
   const std::vector<Case> cases = {
-      {"", 0, 0},           {".bad", 0, 0},        {"valid..weight", 6, 0},
-      {"valid.", 6, 0},     {"Bad", 0, 'B'},       {"bad-name", 3, '-'},
-      {"na\xc3\xafve", 2, 0xc3}, {"a b", 1, ' '},
+      {"", 0, 0},      {".bad", 0, 0},       {"valid..weight", 6, 0},   {"valid.", 6, 0},
+      {"Bad", 0, 'B'}, {"bad-name", 3, '-'}, {"na\xc3\xafve", 2, 0xc3}, {"a b", 1, ' '},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -97,8 +96,7 @@ TEST(ParameterSet, ListsASharedNodeOnlyOnce) {
   EXPECT_EQ(shared->first_name(), "token_embedding.weight");
   ParameterSet layer;
   layer.add("weight", tied);
-  EXPECT_EQ(capture_error<ParameterError>([&] { set.add_all("output_projection", layer); })
-                ->kind(),
+  EXPECT_EQ(capture_error<ParameterError>([&] { set.add_all("output_projection", layer); })->kind(),
             ParameterErrorKind::SharedParameter);
   EXPECT_EQ(set.size(), 1u);
 }
@@ -115,8 +113,8 @@ TEST(ParameterSet, AddAllPutsALayersNamesUnderItsPrefix) {
   EXPECT_EQ(model[2].name, "decoder.block.0.attention.query.bias");
   EXPECT_TRUE(model[1].parameter.is_same_node(layer[0].parameter));
   // The same layer under the same prefix again: rejected as a whole.
-  const auto duplicate =
-      capture_error<ParameterError>([&] { model.add_all("decoder.block.0.attention.query", layer); });
+  const auto duplicate = capture_error<ParameterError>(
+      [&] { model.add_all("decoder.block.0.attention.query", layer); });
   EXPECT_EQ(duplicate->kind(), ParameterErrorKind::DuplicateName);
   EXPECT_EQ(duplicate->index(), 1u);
   EXPECT_EQ(capture_error<ParameterError>([&] { model.add_all("decoder.", layer); })->kind(),
@@ -163,8 +161,9 @@ TEST(ParameterSet, AssignAllIsAllOrNothing) {
         {Tensor({2}, {10, 20}), Tensor({2, 1}, {30, std::numeric_limits<double>::quiet_NaN()})});
   });
   EXPECT_EQ(nan->cause_kind(), "non-finite-leaf");
-  EXPECT_EQ(capture_error<ParameterError>([&] { set.assign_all({Tensor({2}, {10, 20})}); })
-                ->kind(),
+  EXPECT_EQ(capture_error<ParameterError>([&] {
+              set.assign_all({Tensor({2}, {10, 20})});
+            })->kind(),
             ParameterErrorKind::UpdateCountMismatch);
   EXPECT_EQ(bits_of(first.value()), before_first);
   EXPECT_EQ(bits_of(second.value()), before_second);
@@ -230,9 +229,9 @@ TEST(ParameterSet, SnapshotAndRestoreRoundTripValuesAndGradients) {
 
 TEST(PreparedAssignment, TheTapeChecksLikeAssign) {
   const TensorValue constant = TensorValue::constant(Tensor::scalar(1.0));
-  EXPECT_EQ(capture_error<TensorAutodiffError>(
-                [&] { (void)constant.prepare_assignment(Tensor::scalar(2.0)); })
-                ->kind(),
+  EXPECT_EQ(capture_error<TensorAutodiffError>([&] {
+              (void)constant.prepare_assignment(Tensor::scalar(2.0));
+            })->kind(),
             TensorAutodiffErrorKind::NotAParameter);
   const TensorValue weight = parameter_of({2}, {1, 2});
   EXPECT_EQ(capture_error<TensorAutodiffError>([&] {

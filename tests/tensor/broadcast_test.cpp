@@ -96,8 +96,7 @@ TEST(BroadcastTo, RepeatsAlongAddedAndExpandedAxes) {
   const Tensor source({2, 1}, {1.0, 2.0});
   const Tensor result = source.view().broadcast_to({3, 2, 2}).materialize();
   EXPECT_EQ(result.shape(), (Shape{3, 2, 2}));
-  EXPECT_EQ(values_of(result),
-            (std::vector<double>{1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2}));
+  EXPECT_EQ(values_of(result), (std::vector<double>{1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2}));
 }
 
 TEST(BroadcastTo, FillsATargetFromARankZeroTensor) {
@@ -111,11 +110,10 @@ TEST(BroadcastTo, RejectsTargetsTheSourceCannotExpandTo) {
     Shape source, target;
     std::size_t axis;
   };
-  for (const Case& c : {Case{{2, 3}, {4, 3}, 1}, Case{{3}, {1}, 0}, Case{{1, 3}, {3}, 1},
-                        Case{{3}, {}, 0}}) {
+  for (const Case& c :
+       {Case{{2, 3}, {4, 3}, 1}, Case{{3}, {1}, 0}, Case{{1, 3}, {3}, 1}, Case{{3}, {}, 0}}) {
     const Tensor source = Tensor::zeros(c.source);
-    const auto error =
-        capture_error<TensorError>([&] { source.view().broadcast_to(c.target); });
+    const auto error = capture_error<TensorError>([&] { source.view().broadcast_to(c.target); });
     ASSERT_TRUE(error) << shape_text(c.source) << " -> " << shape_text(c.target);
     EXPECT_EQ(error->kind(), TensorErrorKind::IncompatibleBroadcast);
     EXPECT_EQ(error->shape(), c.source);

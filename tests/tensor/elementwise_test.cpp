@@ -20,8 +20,8 @@ TEST(Add, BroadcastsAMissingAxisAndAnExtentOneAxis) {
   const Tensor sum = add(left.view(), right.view());
   EXPECT_EQ(sum.shape(), (Shape{2, 4, 3}));
   // sum[i, j, k] = left[i, 0, k] + right[j, k]
-  EXPECT_EQ(values_of(sum), (std::vector<double>{1,  12, 23, 31, 42, 53, 61, 72,  83,  91,  102, 113,
-                                                 4,  15, 26, 34, 45, 56, 64, 75,  86,  94,  105, 116}));
+  EXPECT_EQ(values_of(sum), (std::vector<double>{1, 12, 23, 31, 42, 53, 61, 72, 83, 91, 102, 113,
+                                                 4, 15, 26, 34, 45, 56, 64, 75, 86, 94, 105, 116}));
   EXPECT_EQ(values_of(add(right.view(), left.view())), values_of(sum));
 }
 
@@ -47,8 +47,7 @@ TEST(Mul, BroadcastsARowAcrossEveryRowOfAMatrix) {
   const Tensor matrix({2, 3}, {1, 2, 3, 4, 5, 6});
   const Tensor row({3}, {10, 0, -1});
   const Tensor column({2, 1}, {2, 3});
-  EXPECT_EQ(values_of(mul(matrix.view(), row.view())),
-            (std::vector<double>{10, 0, -3, 40, 0, -6}));
+  EXPECT_EQ(values_of(mul(matrix.view(), row.view())), (std::vector<double>{10, 0, -3, 40, 0, -6}));
   EXPECT_EQ(values_of(mul(matrix.view(), column.view())),
             (std::vector<double>{2, 4, 6, 12, 15, 18}));
   const Tensor outer = mul(column.view(), row.view());
@@ -67,8 +66,9 @@ TEST(Add, RejectsIncompatibleShapesNamingBothShapesAndTheKind) {
   const std::string message = error->what();
   EXPECT_NE(message.find("[2, 3]"), std::string::npos) << message;
   EXPECT_NE(message.find("[4, 3]"), std::string::npos) << message;
-  EXPECT_NE(message.find("cannot broadcast at axis 1 counted from the right (0 = last): extents 2 and 4"),
-            std::string::npos)
+  EXPECT_NE(
+      message.find("cannot broadcast at axis 1 counted from the right (0 = last): extents 2 and 4"),
+      std::string::npos)
       << message;
 }
 
@@ -100,8 +100,7 @@ TEST(Add, ReadsTransposedAndSlicedOperandsThroughTheirStrides) {
   EXPECT_EQ(values_of(sum), (std::vector<double>{101, 104, 202, 205, 303, 306}));
   // Columns 1..3 of both rows: [[2, 3], [5, 6]], times itself transposed back.
   const TensorView columns = stored.view().slice(1, 1, 3);
-  EXPECT_EQ(values_of(mul(columns, columns.transpose(0, 1))),
-            (std::vector<double>{4, 15, 15, 36}));
+  EXPECT_EQ(values_of(mul(columns, columns.transpose(0, 1))), (std::vector<double>{4, 15, 15, 36}));
 }
 
 TEST(MapValues, CallsAClosureOncePerElementInRowMajorOrderAndNeverForAnEmptyTensor) {
@@ -145,8 +144,7 @@ TEST(BroadcastMap, CombinesWithAClosureAndNeverCallsItForAnEmptyResult) {
 
 TEST(MapValues, ReadsAStridedSourceInRowMajorOrder) {
   const Tensor stored({2, 3}, {1, 2, 3, 4, 5, 6});
-  const Tensor negated =
-      map_values(stored.view().transpose(0, 1), [](double x) { return -x; });
+  const Tensor negated = map_values(stored.view().transpose(0, 1), [](double x) { return -x; });
   EXPECT_EQ(negated.shape(), (Shape{3, 2}));
   EXPECT_EQ(values_of(negated), (std::vector<double>{-1, -4, -2, -5, -3, -6}));
 }
@@ -157,8 +155,8 @@ TEST(BroadcastMap, AddsOneFeatureBiasToEveryTokenRow) {
   const Tensor bias({3}, {10, 20, 30});
   // The bias read as [2, 3]: its missing leading axis steps with stride 0.
   EXPECT_EQ(bias.view().broadcast_to({2, 3}).strides(), (Strides{0, 1}));
-  const Tensor biased =
-      broadcast_map(tokens.view(), bias.view(), [](double value, double offset) { return value + offset; });
+  const Tensor biased = broadcast_map(tokens.view(), bias.view(),
+                                      [](double value, double offset) { return value + offset; });
   EXPECT_EQ(biased.shape(), (Shape{2, 3}));
   EXPECT_EQ(values_of(biased), (std::vector<double>{11, 22, 33, 14, 25, 36}));
   EXPECT_EQ(values_of(add(tokens.view(), bias.view())), values_of(biased));

@@ -135,8 +135,9 @@ TEST(TensorViewConstruction, ChecksEveryReachableOffsetAgainstTheStorage) {
   const TensorView inside(storage, Layout({2, 2}, {3, 1}, 1));
   EXPECT_EQ(inside.size(), 4u);
   // From offset 2 it reaches offset 6, one past the end.
-  const auto outside =
-      capture_error<TensorError>([&] { TensorView(storage, Layout({2, 2}, {3, 1}, 2)); });
+  const auto outside = capture_error<TensorError>([&] {
+    TensorView(storage, Layout({2, 2}, {3, 1}, 2));
+  });
   ASSERT_TRUE(outside);
   EXPECT_EQ(outside->kind(), TensorErrorKind::ViewOutOfBounds);
   EXPECT_EQ(outside->index(), 6u);
@@ -252,7 +253,7 @@ TEST(ChapterNineViews, TheThreePrintedRefusalsCarryTheirEvidence) {
   const auto slice = capture_error<TensorError>([&] { view.slice(1, 1, 4); });
   ASSERT_TRUE(slice);
   EXPECT_EQ(slice->kind_name(), "invalid-slice");
-  EXPECT_EQ(slice->index(), 1u);  // the start
+  EXPECT_EQ(slice->index(), 1u);   // the start
   EXPECT_EQ(slice->actual(), 4u);  // the end
   // The owner's values are as they were after all three refusals.
   EXPECT_EQ(values_of(matrix), (std::vector<double>{10, 11, 12, 20, 21, 22}));
@@ -280,8 +281,9 @@ TEST(ChapterNineViews, AViewFollowsWritesToItsOwnerAndACopyDoesNot) {
 TEST(ChapterNineViews, ACoordinateOutsideTheShapeIsRefusedEvenIfItsOffsetFits) {
   const TensorView transposed = matrix.view().transpose(0, 1);
   // [3, 0] would read offset 3, inside the storage, but axis 0 has extent 3.
-  const auto error =
-      capture_error<TensorError>([&] { transposed.at(std::vector<std::size_t>{3, 0}); });
+  const auto error = capture_error<TensorError>([&] {
+    transposed.at(std::vector<std::size_t>{3, 0});
+  });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::CoordinateOutOfBounds);
   EXPECT_EQ(error->axis(), 0u);
@@ -289,8 +291,9 @@ TEST(ChapterNineViews, ACoordinateOutsideTheShapeIsRefusedEvenIfItsOffsetFits) {
 
 TEST(ChapterNineViews, ATransposeWithUnswappedStridesLeavesTheStorage) {
   // The layout a transpose that forgot its strides would make: [3, 2] with [3, 1].
-  const auto error = capture_error<TensorError>(
-      [] { TensorView(matrix.values(), Layout({3, 2}, {3, 1}, 0)); });
+  const auto error = capture_error<TensorError>([] {
+    TensorView(matrix.values(), Layout({3, 2}, {3, 1}, 0));
+  });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::ViewOutOfBounds);
   EXPECT_EQ(error->index(), 7u);

@@ -77,12 +77,13 @@ TEST(MatmulKernel, EveryMicrokernelMatchesTheTextbookLoopBitForBit) {
   struct Case {
     std::size_t rows, depth, columns;
   };
-  std::vector<Case> cases = {{1, 1, 1},     {3, 5, 7},     {8, 16, 16},  {9, 17, 17},
-                             {33, 300, 21}, {200, 40, 35}, {5, 600, 3},  {2, 3, 2100},
+  std::vector<Case> cases = {{1, 1, 1},     {3, 5, 7},     {8, 16, 16}, {9, 17, 17},
+                             {33, 300, 21}, {200, 40, 35}, {5, 600, 3}, {2, 3, 2100},
                              {64, 64, 64},  {1, 257, 1},   {17, 0, 5}};
   std::mt19937_64 generator(2024);
   std::uniform_int_distribution<std::size_t> extent(1, 90);
-  for (int k = 0; k < 12; ++k) cases.push_back({extent(generator), extent(generator) * 4, extent(generator)});
+  for (int k = 0; k < 12; ++k)
+    cases.push_back({extent(generator), extent(generator) * 4, extent(generator)});
 
   std::uint64_t seed = 1;
   for (const Case& c : cases) {
@@ -94,8 +95,8 @@ TEST(MatmulKernel, EveryMicrokernelMatchesTheTextbookLoopBitForBit) {
       matmul_detail::multiply_matrices_with(kernel, c.rows, c.depth, c.columns,
                                             {a.data(), c.depth, 1}, {b.data(), c.columns, 1},
                                             out.data(), c.columns);
-      EXPECT_EQ(bits(out), expected) << kernel.name << " " << c.rows << "x" << c.depth << "x"
-                                     << c.columns;
+      EXPECT_EQ(bits(out), expected)
+          << kernel.name << " " << c.rows << "x" << c.depth << "x" << c.columns;
     }
   }
 }
@@ -115,10 +116,9 @@ TEST(MatmulKernel, ReadsTransposedOperandsThroughTheirStrides) {
   const std::vector<std::uint64_t> expected = bits(textbook(rows, depth, columns, a, b));
   for (const Microkernel& kernel : available_microkernels()) {
     std::vector<double> out(rows * columns);
-    matmul_detail::multiply_matrices_with(kernel, rows, depth, columns,
-                                          MatrixOperand{a_stored.data(), 1, rows},
-                                          MatrixOperand{b_stored.data(), 1, depth}, out.data(),
-                                          columns);
+    matmul_detail::multiply_matrices_with(
+        kernel, rows, depth, columns, MatrixOperand{a_stored.data(), 1, rows},
+        MatrixOperand{b_stored.data(), 1, depth}, out.data(), columns);
     EXPECT_EQ(bits(out), expected) << kernel.name;
   }
 }
@@ -139,15 +139,16 @@ TEST(Matmul, EqualsTheTextbookOnBroadcastBatches) {
   struct Case {
     Shape left, right;
   };
-  for (const Case& c : {Case{{3, 1, 9, 33}, {1, 4, 33, 10}}, Case{{8, 64, 64}, {64, 64}},
-                        Case{{2, 3, 5, 7}, {7, 6}}, Case{{5, 6}, {4, 6, 3}},
-                        Case{{1, 17, 300}, {3, 300, 2}}}) {
+  for (const Case& c :
+       {Case{{3, 1, 9, 33}, {1, 4, 33, 10}}, Case{{8, 64, 64}, {64, 64}},
+        Case{{2, 3, 5, 7}, {7, 6}}, Case{{5, 6}, {4, 6, 3}}, Case{{1, 17, 300}, {3, 300, 2}}}) {
     const Tensor left = random_tensor(c.left, 21);
     const Tensor right = random_tensor(c.right, 22);
     const Tensor fast = matmul(left.view(), right.view());
     const Tensor reference = matmul_textbook(left.view(), right.view());
     EXPECT_EQ(fast.shape(), reference.shape());
-    EXPECT_EQ(bits_of(fast), bits_of(reference)) << shape_text(c.left) << " @ " << shape_text(c.right);
+    EXPECT_EQ(bits_of(fast), bits_of(reference))
+        << shape_text(c.left) << " @ " << shape_text(c.right);
   }
   // A broadcast batch of a transposed operand: [4, 1, 10, 6]^T-ish through permute.
   const Tensor stored = random_tensor({4, 6, 10}, 23);

@@ -32,8 +32,8 @@ TEST(MatMul, ReusesAMatrixAcrossEveryBatchOfTheOtherOperand) {
   const Tensor right({3, 4}, {1, 0, -1, 2, 0, 1, 1, 0, 2, -1, 0, 1});
   const Tensor product = matmul(left.view(), right.view());
   EXPECT_EQ(product.shape(), (Shape{2, 2, 4}));
-  EXPECT_EQ(values_of(product), (std::vector<double>{7, -1, 1, 5, 16, -1, 1, 14,
-                                                     25, -1, 1, 23, 34, -1, 1, 32}));
+  EXPECT_EQ(values_of(product),
+            (std::vector<double>{7, -1, 1, 5, 16, -1, 1, 14, 25, -1, 1, 23, 34, -1, 1, 32}));
 }
 
 TEST(MatMul, BroadcastsAnExtentOneBatchAxis) {
@@ -43,8 +43,8 @@ TEST(MatMul, BroadcastsAnExtentOneBatchAxis) {
   const Tensor right({4, 3, 2}, std::move(values));
   const Tensor product = matmul(left.view(), right.view());
   EXPECT_EQ(product.shape(), (Shape{4, 2, 2}));
-  EXPECT_EQ(values_of(product), (std::vector<double>{16, 22, 34, 49, 52, 58, 124, 139,
-                                                     88, 94, 214, 229, 124, 130, 304, 319}));
+  EXPECT_EQ(values_of(product), (std::vector<double>{16, 22, 34, 49, 52, 58, 124, 139, 88, 94, 214,
+                                                     229, 124, 130, 304, 319}));
 }
 
 TEST(MatMul, AddsTheInnerProductsInIncreasingOrder) {

@@ -5,9 +5,8 @@
 
 #include <array>
 #include <bit>
-#include <cstdint>
-
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -67,7 +66,8 @@ TEST(IndexedMeanNll, StaysFiniteAndCorrectForLogitsOfMagnitudeOneThousand) {
   const Tensor logits({2, 2}, {1000.0, -1000.0, -1000.0, 1000.0});
   // Row 0 targets its winner (loss about exp(-2000) = 0), row 1 its loser (loss 2000).
   const std::vector<std::size_t> targets = {0, 0};
-  const IndexedNllForward forward = indexed_mean_nll_forward(logits.view(), 1, targets, EmitProbabilities::Yes);
+  const IndexedNllForward forward =
+      indexed_mean_nll_forward(logits.view(), 1, targets, EmitProbabilities::Yes);
   EXPECT_TRUE(std::isfinite(forward.loss));
   EXPECT_DOUBLE_EQ(forward.loss, 1000.0);
   ASSERT_TRUE(forward.probabilities.has_value());
@@ -85,14 +85,16 @@ TEST(IndexedMeanNll, EmitsProbabilitiesOnlyWhenRequested) {
   // Both calls compute the same loss bits from the same statistics.
   EXPECT_EQ(with.loss, without.loss);
   // The saved probabilities are the ones log_softmax_forward emits for the same logits.
-  const LogSoftmaxForward softmax = log_softmax_forward(chapter_logits.view(), 1, EmitProbabilities::Yes);
+  const LogSoftmaxForward softmax =
+      log_softmax_forward(chapter_logits.view(), 1, EmitProbabilities::Yes);
   EXPECT_EQ(values_of(*with.probabilities), values_of(*softmax.probabilities));
 }
 
 TEST(LogSoftmax, EmittedProbabilitiesSumToOneAndEqualExpOfLogSoftmax) {
   const Tensor logits({2, 3, 2}, {0.5, -1.0, 2.0, 0.0, -0.5, 3.0, 1.0, 1.0, -2.0, 4.0, 0.25, -3.0});
   for (std::size_t axis = 0; axis < 3; ++axis) {
-    const LogSoftmaxForward forward = log_softmax_forward(logits.view(), axis, EmitProbabilities::Yes);
+    const LogSoftmaxForward forward =
+        log_softmax_forward(logits.view(), axis, EmitProbabilities::Yes);
     ASSERT_TRUE(forward.probabilities.has_value());
     const TensorView values = forward.value.view();
     const TensorView probabilities = forward.probabilities->view();
@@ -137,7 +139,8 @@ TEST(LogSoftmax, StaysFiniteForLogitsOfMagnitudeOneThousand) {
 }
 
 TEST(LogSoftmax, LeavesProbabilitiesEmptyWhenNotRequested) {
-  const LogSoftmaxForward forward = log_softmax_forward(chapter_logits.view(), 1, EmitProbabilities::No);
+  const LogSoftmaxForward forward =
+      log_softmax_forward(chapter_logits.view(), 1, EmitProbabilities::No);
   EXPECT_FALSE(forward.probabilities.has_value());
   EXPECT_EQ(values_of(forward.value), values_of(log_softmax(chapter_logits.view(), 1)));
 }
@@ -158,7 +161,8 @@ TEST(LogSoftmaxValidation, RejectsAnEmptyClassAxisBeforeNonFiniteValues) {
 
 TEST(LogSoftmaxValidation, NamesTheFirstNonFiniteLogitInRowMajorOrder) {
   const Tensor logits({2, 2}, {0.0, inf_value, nan_value, 1.0});
-  const auto error = capture_error<TensorError>([&] { log_softmax_forward(logits.view(), 0, EmitProbabilities::Yes); });
+  const auto error = capture_error<TensorError>(
+      [&] { log_softmax_forward(logits.view(), 0, EmitProbabilities::Yes); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::NonFiniteValue);
   EXPECT_EQ(error->coordinate(), (std::vector<std::size_t>{0, 1}));
@@ -176,7 +180,8 @@ TEST(IndexedMeanNllValidation, ChecksTheAxisFirst) {
 TEST(IndexedMeanNllValidation, ChecksTheClassExtentBeforeTheTargets) {
   const Tensor empty({2, 0}, {});
   const std::vector<std::size_t> bad_targets = {0, 0, 0};
-  const auto error = capture_error<TensorError>([&] { indexed_mean_nll(empty.view(), 1, bad_targets); });
+  const auto error =
+      capture_error<TensorError>([&] { indexed_mean_nll(empty.view(), 1, bad_targets); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::EmptyAxis);
 }
@@ -202,7 +207,8 @@ TEST(IndexedMeanNllValidation, RejectsZeroGroupsAsEmptyTargets) {
 TEST(IndexedMeanNllValidation, NamesTheFirstOutOfRangeTargetBeforeNonFiniteLogits) {
   const Tensor logits({2, 3}, {0.0, nan_value, 0.0, 0.0, 0.0, 0.0});
   const std::vector<std::size_t> targets = {3, 5};
-  const auto error = capture_error<TensorError>([&] { indexed_mean_nll(logits.view(), 1, targets); });
+  const auto error =
+      capture_error<TensorError>([&] { indexed_mean_nll(logits.view(), 1, targets); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::TargetOutOfRange);
   EXPECT_EQ(error->index(), 0u);
@@ -250,7 +256,9 @@ TEST(Softmax, IsTheSameForShiftedRowsAndItsLogSumExpKeepsTheShift) {
   EXPECT_EQ(format_fixed(totals.values()[0]), "1.313261687518");
   EXPECT_EQ(format_fixed(totals.values()[1]), "1001.313261687518");
   EXPECT_EQ(format_fixed(totals.values()[2]), "-999.686738312482");
-  const auto empty = capture_error<TensorError>([] { log_sum_exp(Tensor::zeros({3, 0}).view(), 1); });
+  const auto empty = capture_error<TensorError>([] {
+    log_sum_exp(Tensor::zeros({3, 0}).view(), 1);
+  });
   ASSERT_TRUE(empty);
   EXPECT_EQ(empty->kind(), TensorErrorKind::EmptyAxis);
 }
@@ -294,11 +302,12 @@ TEST(Softmax, EqualsChapterTenKernelsComposedBitForBit) {
   // the library's softmax performs the same roundings in the same order.
   const Tensor logits({2, 3}, {2.0, 0.0, -1.0, 1000.0, 1003.0, 998.0});
   const Tensor maxima = max_axis(logits.view(), 1, KeepDim::Yes);
-  const Tensor shifted = broadcast_map(logits.view(), maxima.view(), [](double x, double m) { return x - m; });
+  const Tensor shifted =
+      broadcast_map(logits.view(), maxima.view(), [](double x, double m) { return x - m; });
   const Tensor exponentials = map_values(shifted.view(), [](double s) { return std::exp(s); });
   const Tensor normalizers = sum_axis(exponentials.view(), 1, KeepDim::Yes);
-  const Tensor composed =
-      broadcast_map(exponentials.view(), normalizers.view(), [](double e, double z) { return e / z; });
+  const Tensor composed = broadcast_map(exponentials.view(), normalizers.view(),
+                                        [](double e, double z) { return e / z; });
   EXPECT_EQ(testing::bits_of(softmax(logits.view(), 1)), testing::bits_of(composed));
 }
 
@@ -314,14 +323,17 @@ TEST(ProbabilityValidation, RejectsEachOfTheChapterRequestsNamingItsEvidence) {
   EXPECT_EQ(empty->kind(), TensorErrorKind::EmptyAxis);
   EXPECT_EQ(empty->axis(), 1u);
 
-  const auto infinite = capture_error<TensorError>([] { softmax(Tensor({1, 2}, {0.0, inf_value}).view(), 1); });
+  const auto infinite = capture_error<TensorError>([] {
+    softmax(Tensor({1, 2}, {0.0, inf_value}).view(), 1);
+  });
   ASSERT_TRUE(infinite);
   EXPECT_EQ(infinite->kind(), TensorErrorKind::NonFiniteValue);
   EXPECT_EQ(infinite->coordinate(), (std::vector<std::size_t>{0, 1}));
   EXPECT_EQ(infinite->value(), inf_value);
 
   const std::array<std::size_t, 3> targets = {1, 2, 1};
-  const auto target = capture_error<TensorError>([&] { indexed_mean_nll(shifted_rows.view(), 1, targets); });
+  const auto target =
+      capture_error<TensorError>([&] { indexed_mean_nll(shifted_rows.view(), 1, targets); });
   ASSERT_TRUE(target);
   EXPECT_EQ(target->kind(), TensorErrorKind::TargetOutOfRange);
   EXPECT_EQ(target->index(), 1u);     // the group

@@ -82,7 +82,8 @@ TEST(SumAxis, RejectsAnAxisNotBelowTheRank) {
   EXPECT_EQ(error->axis(), 2u);
   EXPECT_EQ(error->shape(), (Shape{2, 3}));
 
-  const auto scalar = capture_error<TensorError>([] { sum_axis(Tensor::scalar(1.0).view(), 0, KeepDim::Yes); });
+  const auto scalar =
+      capture_error<TensorError>([] { sum_axis(Tensor::scalar(1.0).view(), 0, KeepDim::Yes); });
   ASSERT_TRUE(scalar);
   EXPECT_EQ(scalar->kind(), TensorErrorKind::InvalidAxis);
 }
@@ -141,8 +142,8 @@ TEST(MaxAxis, RejectsAnEmptyAxisAndAnAxisNotBelowTheRank) {
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::EmptyAxis);
   EXPECT_EQ(error->axis(), 1u);
-  const auto axis = capture_error<TensorError>(
-      [&] { max_axis(Tensor::scalar(1.0).view(), 0, KeepDim::No); });
+  const auto axis =
+      capture_error<TensorError>([&] { max_axis(Tensor::scalar(1.0).view(), 0, KeepDim::No); });
   ASSERT_TRUE(axis);
   EXPECT_EQ(axis->kind(), TensorErrorKind::InvalidAxis);
 }

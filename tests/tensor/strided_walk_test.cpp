@@ -45,8 +45,8 @@ TEST(ForEachOffset, KeepsEveryOperandInStepThroughABroadcast) {
   std::vector<std::array<std::size_t, 3>> visited;
   for_each_offset<3>({2, 3}, {Strides{3, 1}, Strides{0, 1}, Strides{1, 0}}, {0, 0, 10},
                      [&](const std::array<std::size_t, 3>& at) { visited.push_back(at); });
-  const std::vector<std::array<std::size_t, 3>> expected = {
-      {0, 0, 10}, {1, 1, 10}, {2, 2, 10}, {3, 0, 11}, {4, 1, 11}, {5, 2, 11}};
+  const std::vector<std::array<std::size_t, 3>> expected = {{0, 0, 10}, {1, 1, 10}, {2, 2, 10},
+                                                            {3, 0, 11}, {4, 1, 11}, {5, 2, 11}};
   EXPECT_EQ(visited, expected);
 }
 
@@ -55,8 +55,7 @@ TEST(ForEachOffset, CarriesThroughThreeOuterAxes) {
   for_each_offset<1>({2, 2, 2, 2}, {Strides{1, 2, 4, 8}}, {0},
                      [&](const std::array<std::size_t, 1>& at) { offsets.push_back(at[0]); });
   // Row-major coordinate (a, b, c, d) reads offset a + 2b + 4c + 8d.
-  const std::vector<std::size_t> expected = {0, 8, 4, 12, 2, 10, 6, 14,
-                                             1, 9, 5, 13, 3, 11, 7, 15};
+  const std::vector<std::size_t> expected = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
   EXPECT_EQ(offsets, expected);
 }
 

@@ -93,8 +93,9 @@ TEST(ImpossibleSizes, AreATypedErrorNamingTheShapeNotBadAlloc) {
   }
   // A kernel output of that size fails the same way, before anything is written.
   const Tensor one = Tensor::scalar(1.0);
-  const auto broadcast = capture_error<TensorError>(
-      [&] { one.view().broadcast_to({huge, huge}).materialize(); });
+  const auto broadcast = capture_error<TensorError>([&] {
+    one.view().broadcast_to({huge, huge}).materialize();
+  });
   ASSERT_TRUE(broadcast);
   EXPECT_EQ(broadcast->kind(), TensorErrorKind::AllocationFailed);
   EXPECT_EQ(broadcast->shape(), (Shape{huge, huge}));
@@ -123,7 +124,9 @@ TEST(RowMajorLayout, CoordinatesAndOffsetsConvertBothWays) {
 
 TEST(RowMajorLayout, RejectsACoordinateOfTheWrongRank) {
   const std::vector<std::size_t> coordinate = {1};
-  const auto error = capture_error<TensorError>([&] { offset_from_coordinate({2, 3}, coordinate); });
+  const auto error = capture_error<TensorError>([&] {
+    offset_from_coordinate({2, 3}, coordinate);
+  });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::RankMismatch);
   EXPECT_EQ(error->coordinate(), coordinate);
@@ -131,7 +134,9 @@ TEST(RowMajorLayout, RejectsACoordinateOfTheWrongRank) {
 
 TEST(RowMajorLayout, NamesTheAxisOfAnOutOfBoundsCoordinate) {
   const std::vector<std::size_t> coordinate = {1, 3};
-  const auto error = capture_error<TensorError>([&] { offset_from_coordinate({2, 3}, coordinate); });
+  const auto error = capture_error<TensorError>([&] {
+    offset_from_coordinate({2, 3}, coordinate);
+  });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::CoordinateOutOfBounds);
   EXPECT_EQ(error->axis(), 1u);

@@ -43,7 +43,8 @@ TEST(ValuePool, LeavesSmallBuffersToMallocAndStaysWithinItsBound) {
   EXPECT_EQ(value_pool::cached_bytes(), before);
   {
     std::vector<Tensor> many;
-    for (int k = 0; k < 200; ++k) many.push_back(Tensor::zeros({kLarge + static_cast<std::size_t>(k)}));
+    for (int k = 0; k < 200; ++k)
+      many.push_back(Tensor::zeros({kLarge + static_cast<std::size_t>(k)}));
   }
   EXPECT_LE(value_pool::cached_bytes(), std::size_t{64} << 20);
   EXPECT_GT(value_pool::cached_bytes(), before);

@@ -24,7 +24,9 @@ BpeTokenizer book_tokenizer() {
   return BpeTokenizer::from_training(BpeTrainer(8).train(book_corpus::partitions()));
 }
 
-Bytes bytes(std::string_view text) { return {text.begin(), text.end()}; }
+Bytes bytes(std::string_view text) {
+  return {text.begin(), text.end()};
+}
 
 TEST(TokenizerLayout, FixesControlByteAndMergeRanges) {
   const BpeTokenizer tokenizer = book_tokenizer();
@@ -41,7 +43,8 @@ TEST(TokenizerLayout, FixesControlByteAndMergeRanges) {
   for (const BpeMergeRule& rule : tokenizer.merge_rules()) {
     EXPECT_EQ(rule.training_token_id, 256 + rule.rank);
     EXPECT_EQ(rule.content_token_id, 258 + rule.rank);
-    EXPECT_EQ(rule.content_pair, (TokenPair{rule.training_pair.left + 2, rule.training_pair.right + 2}));
+    EXPECT_EQ(rule.content_pair,
+              (TokenPair{rule.training_pair.left + 2, rule.training_pair.right + 2}));
   }
   EXPECT_EQ(tokenizer.token_bytes(kBosTokenId), std::nullopt);
   EXPECT_EQ(tokenizer.token_bytes(kEosTokenId), std::nullopt);
@@ -71,7 +74,9 @@ TEST(BpeTokenizer, EncodesUnseenAndMalformedBytesAsByteTokens) {
   const Bytes malformed = {0xFF, 0xFE};
   EXPECT_EQ(tokenizer.encode_content(malformed), (Ids{257, 256}));
   EXPECT_EQ(tokenizer.decode_content(Ids{257, 256}), malformed);
-  const auto error = capture_error<TokenizerError>([&] { tokenizer.decode_content_utf8(Ids{257, 256}); });
+  const auto error = capture_error<TokenizerError>([&] {
+    tokenizer.decode_content_utf8(Ids{257, 256});
+  });
   EXPECT_EQ(error->kind(), TokenizerErrorKind::InvalidUtf8);
   EXPECT_EQ(error->valid_up_to(), 0u);
   EXPECT_STREQ(error->what(), "decoded bytes are not valid UTF-8 at byte 0");
@@ -98,7 +103,8 @@ TEST(BpeTokenizer, RoundTripsRandomBytesAndRandomScalarsExactly) {
   std::uniform_int_distribution<int> length(0, 40);
   std::uniform_int_distribution<int> byte(0, 255);
   // Scalars from every UTF-8 length: ASCII, Cyrillic, CJK, and 4-byte emoji.
-  const std::vector<char32_t> scalars = {U'a', U' ', U'e', 0x0430, 0x0434, 0x0442, 0x4E2D, 0x1F980, 0x10FFFF};
+  const std::vector<char32_t> scalars = {U'a',   U' ',   U'e',    0x0430,  0x0434,
+                                         0x0442, 0x4E2D, 0x1F980, 0x10FFFF};
   std::uniform_int_distribution<std::size_t> pick(0, scalars.size() - 1);
   std::size_t malformed = 0;
   for (int trial = 0; trial < 500; ++trial) {
@@ -114,8 +120,9 @@ TEST(BpeTokenizer, RoundTripsRandomBytesAndRandomScalarsExactly) {
     // A text cut inside a 4-byte scalar is malformed, and still round-trips.
     const std::string cut = text + "\xF0\x9F\xA6";
     EXPECT_EQ(tokenizer.decode_content(tokenizer.encode_content(cut)), bytes(cut));
-    EXPECT_EQ(capture_error<TokenizerError>([&] { tokenizer.decode_content_utf8(tokenizer.encode_content(cut)); })
-                  ->valid_up_to(),
+    EXPECT_EQ(capture_error<TokenizerError>([&] {
+                tokenizer.decode_content_utf8(tokenizer.encode_content(cut));
+              })->valid_up_to(),
               text.size());
   }
   EXPECT_GT(malformed, 400u);  // random bytes are almost never UTF-8: the malformed path ran
@@ -123,10 +130,12 @@ TEST(BpeTokenizer, RoundTripsRandomBytesAndRandomScalarsExactly) {
 
 TEST(BpeTokenizer, TracedAndPlainEncodingAgree) {
   const BpeTokenizer tokenizer = book_tokenizer();
-  for (std::string_view input : {std::string_view(""), std::string_view("z"), std::string_view(" а bee "),
-                                 std::string_view("aaaaa"), std::string_view("\xFF\xFE\x00\xE2\x82", 5)}) {
+  for (std::string_view input :
+       {std::string_view(""), std::string_view("z"), std::string_view(" а bee "),
+        std::string_view("aaaaa"), std::string_view("\xFF\xFE\x00\xE2\x82", 5)}) {
     const Bytes raw = bytes(input);
-    EXPECT_EQ(tokenizer.encode_content_with_trace(raw).content_tokens, tokenizer.encode_content(raw));
+    EXPECT_EQ(tokenizer.encode_content_with_trace(raw).content_tokens,
+              tokenizer.encode_content(raw));
   }
   const BpeEncodingTrace trace = tokenizer.encode_content_with_trace(bytes(" а"));
   EXPECT_EQ(trace.initial_tokens, (Ids{34, 210, 178}));
@@ -150,29 +159,37 @@ TEST(BpeTokenizer, DecodesDocumentsStrictly) {
       {{0, 100, 266, 1}, TokenizerErrorKind::UnknownToken, 2, 266},
   };
   for (const auto& c : cases) {
-    const auto error = capture_error<TokenizerError>([&] { tokenizer.decode_document(c.document); });
+    const auto error =
+        capture_error<TokenizerError>([&] { tokenizer.decode_document(c.document); });
     EXPECT_EQ(error->kind(), c.kind) << error->what();
     EXPECT_EQ(error->position(), c.position) << error->what();
     EXPECT_EQ(error->token_id(), c.token) << error->what();
   }
-  EXPECT_STREQ(capture_error<TokenizerError>([&] { tokenizer.decode_document(Ids{0, 100, 0, 1}); })->what(),
+  EXPECT_STREQ(capture_error<TokenizerError>([&] {
+                 tokenizer.decode_document(Ids{0, 100, 0, 1});
+               })->what(),
                "document control token 0 is not allowed at position 2");
-  const auto content = capture_error<TokenizerError>([&] { tokenizer.decode_content(Ids{100, 1}); });
+  const auto content = capture_error<TokenizerError>([&] {
+    tokenizer.decode_content(Ids{100, 1});
+  });
   EXPECT_EQ(content->kind(), TokenizerErrorKind::ControlTokenInContent);
   EXPECT_EQ(content->position(), 1u);
 }
 
 TEST(BpeTokenizer, FromMergePairsChecksOperandsAndRepeats) {
-  const BpeTokenizer chained = BpeTokenizer::from_merge_pairs(std::vector<TokenPair>{{97, 98}, {256, 99}});
+  const BpeTokenizer chained =
+      BpeTokenizer::from_merge_pairs(std::vector<TokenPair>{{97, 98}, {256, 99}});
   EXPECT_EQ(chained.encode_content("abc"), (Ids{259}));
   EXPECT_EQ(chained.encode_content("zabcabc"), (Ids{124, 259, 259}));
   EXPECT_EQ(chained.decode_content(Ids{259}), bytes("abc"));
-  const auto unknown = capture_error<TokenizerError>(
-      [] { BpeTokenizer::from_merge_pairs(std::vector<TokenPair>{{256, 97}}); });
+  const auto unknown = capture_error<TokenizerError>([] {
+    BpeTokenizer::from_merge_pairs(std::vector<TokenPair>{{256, 97}});
+  });
   EXPECT_EQ(unknown->kind(), TokenizerErrorKind::UnknownMergeOperand);
   EXPECT_EQ(unknown->token_id(), 256u);
-  const auto repeated = capture_error<TokenizerError>(
-      [] { BpeTokenizer::from_merge_pairs(std::vector<TokenPair>{{97, 98}, {97, 98}}); });
+  const auto repeated = capture_error<TokenizerError>([] {
+    BpeTokenizer::from_merge_pairs(std::vector<TokenPair>{{97, 98}, {97, 98}});
+  });
   EXPECT_EQ(repeated->kind(), TokenizerErrorKind::DuplicateMergePair);
   EXPECT_EQ(repeated->rank(), 1u);
   // The stored pairs of a training rebuild the same tokenizer.

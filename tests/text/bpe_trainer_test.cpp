@@ -61,7 +61,8 @@ TEST(LearnMerges, ReproducesTheTwoRoundWorkedTrace) {
   EXPECT_EQ(training.rules()[1], (MergeRule{1, {97, 98}, 257, 1, 1}));
   EXPECT_EQ(training.final_sequences(), (Sequences{{256, 97}, {257, 97}}));
   EXPECT_EQ(training.vocabulary_size(), 258u);
-  EXPECT_EQ(std::vector<std::uint8_t>(training.token_bytes(256)->begin(), training.token_bytes(256)->end()),
+  EXPECT_EQ(std::vector<std::uint8_t>(training.token_bytes(256)->begin(),
+                                      training.token_bytes(256)->end()),
             (std::vector<std::uint8_t>{0x61, 0x61}));
   EXPECT_EQ(training.token_bytes(258), std::nullopt);
 }
@@ -85,7 +86,8 @@ TEST(LearnMerges, RejectsBadInputsBeforeLearning) {
   EXPECT_EQ(byte->kind(), BpeTrainingErrorKind::InitialTokenNotByte);
   EXPECT_EQ(byte->position(), 1u);
   EXPECT_EQ(byte->token_id(), 300u);
-  const auto many = capture_error<BpeTrainingError>([] { learn_merges(kMaxMergeCount + 1, {}, {}); });
+  const auto many =
+      capture_error<BpeTrainingError>([] { learn_merges(kMaxMergeCount + 1, {}, {}); });
   EXPECT_EQ(many->kind(), BpeTrainingErrorKind::TooManyMerges);
   EXPECT_EQ(many->max_merges(), kMaxMergeCount);
 }
@@ -124,7 +126,8 @@ TEST(BpeTrainer, ZeroRoundsKeepTheInitialBytes) {
   const CorpusPartitions partitions = book_corpus::partitions();
   const BpeTraining training = BpeTrainer(0).train(partitions);
   EXPECT_TRUE(training.rules().empty());
-  EXPECT_EQ(training.final_sequences()[0], bytes_to_tokens(partitions.training_documents()[0].text));
+  EXPECT_EQ(training.final_sequences()[0],
+            bytes_to_tokens(partitions.training_documents()[0].text));
 }
 
 }  // namespace

@@ -18,7 +18,9 @@ namespace {
 using testing::capture_error;
 using Ids = std::vector<TokenId>;
 
-Ids ids(std::span<const TokenId> span) { return {span.begin(), span.end()}; }
+Ids ids(std::span<const TokenId> span) {
+  return {span.begin(), span.end()};
+}
 
 TEST(CausalWindowConfig, RejectsZeroSizesAndAnUncountableContext) {
   EXPECT_EQ(capture_error<CausalWindowError>([] { CausalWindowConfig::create(0, 1); })->kind(),
@@ -96,7 +98,8 @@ TEST(EncodedCorpus, KeepsDocumentsSeparateWithinTheirPartitions) {
       const EncodedDocument& document = documents[i];
       EXPECT_EQ(document.id, partitions.documents(partition)[i].id);
       EXPECT_EQ(document.partition, partition);
-      EXPECT_EQ(tokenizer.decode_document_utf8(document.token_ids), partitions.documents(partition)[i].text);
+      EXPECT_EQ(tokenizer.decode_document_utf8(document.token_ids),
+                partitions.documents(partition)[i].text);
       // Every window lies inside this document's tokens, and only one BOS and
       // one EOS exist in it: at its two ends.
       const TokenId* begin = document.token_ids.data();
@@ -117,8 +120,8 @@ TEST(EncodedCorpus, BookCorpusTokenAndPairCountsAreTheChapterFiveTotals) {
   // The book's corpus was written so that these totals equal the reference
   // edition's: chapters 5 and 7 print them.
   const CorpusPartitions partitions = book_corpus::partitions();
-  const auto encoded =
-      EncodedCorpusPartitions::encode(partitions, BpeTokenizer::from_training(BpeTrainer(8).train(partitions)));
+  const auto encoded = EncodedCorpusPartitions::encode(
+      partitions, BpeTokenizer::from_training(BpeTrainer(8).train(partitions)));
   EXPECT_EQ(encoded.token_count(Partition::Train), 1852u);
   EXPECT_EQ(encoded.token_count(Partition::Validation), 471u);
   EXPECT_EQ(encoded.token_count(Partition::Test), 444u);

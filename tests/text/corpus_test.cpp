@@ -70,8 +70,8 @@ TEST(Corpus, Fnv1a64MatchesPublishedValues) {
 }
 
 TEST(Corpus, RejectsTextThatIsNotJson) {
-  for (const std::string& json : {std::string("["), kOneDocument + " trailing",
-                                  std::string("[{\"id\": \"\xFF\"}]")}) {
+  for (const std::string& json :
+       {std::string("["), kOneDocument + " trailing", std::string("[{\"id\": \"\xFF\"}]")}) {
     const CorpusError error = corpus_error(json);
     EXPECT_EQ(error.kind(), CorpusErrorKind::InvalidJson) << json;
     EXPECT_EQ(error.source(), "corpus");
@@ -81,7 +81,8 @@ TEST(Corpus, RejectsTextThatIsNotJson) {
 TEST(Corpus, RejectsMissingUnknownRepeatedAndMistypedFieldsNamingTheDocument) {
   const std::string second =
       R"({"id":"ru-one","language":"ru","provenance_group":"pair-one","text":"Один."})";
-  const std::string two = "[" + kOneDocument.substr(1, kOneDocument.size() - 2) + "," + second + "]";
+  const std::string two =
+      "[" + kOneDocument.substr(1, kOneDocument.size() - 2) + "," + second + "]";
   const struct {
     std::string json;
     std::size_t position;
@@ -136,7 +137,8 @@ TEST(Corpus, RejectsEmptyOrWhiteSpaceText) {
 }
 
 TEST(Corpus, RejectsARepeatedIdAndARepeatedText) {
-  const CorpusError id = corpus_error(replaced(kSixDocuments, "\"id\":\"en-two\"", "\"id\":\"en-one\""));
+  const CorpusError id =
+      corpus_error(replaced(kSixDocuments, "\"id\":\"en-two\"", "\"id\":\"en-one\""));
   EXPECT_EQ(id.kind(), CorpusErrorKind::DuplicateId);
   EXPECT_EQ(id.document_position(), 3u);
   EXPECT_EQ(id.document_id(), "en-one");
@@ -155,7 +157,8 @@ TEST(Corpus, AcceptsJsonEscapes) {
 TEST(SplitManifest, PartitionsWholeDocumentsInCorpusOrder) {
   const Corpus corpus = Corpus::from_json(kSixDocuments);
   const CorpusPartitions partitions = valid_manifest(corpus).partition(corpus);
-  EXPECT_EQ(partitions.document_ids(Partition::Train), (std::vector<std::string>{"en-one", "ru-one"}));
+  EXPECT_EQ(partitions.document_ids(Partition::Train),
+            (std::vector<std::string>{"en-one", "ru-one"}));
   EXPECT_EQ(partitions.document_ids(Partition::Validation),
             (std::vector<std::string>{"en-two", "ru-two"}));
   EXPECT_EQ(partitions.document_ids(Partition::Test),
@@ -171,22 +174,26 @@ TEST(SplitManifest, ParsesTheDocumentedJsonAndRejectsOtherShapes) {
       R"({"schema_version":1,"corpus_checksum":")" + corpus.checksum() +
       R"(","strategy":"fixed-paired-document-holdout-v1","train":["en-one","ru-one"],)"
       R"("validation":["en-two","ru-two"],"test":["en-three","ru-three"]})";
-  EXPECT_EQ(SplitManifest::from_json(json).partition(corpus).document_ids(Partition::Test).size(), 2u);
+  EXPECT_EQ(SplitManifest::from_json(json).partition(corpus).document_ids(Partition::Test).size(),
+            2u);
   const struct {
     std::string json;
     CorpusErrorKind kind;
     std::string field;
   } cases[] = {
-      {replaced(json, R"(,"test":["en-three","ru-three"])", ""), CorpusErrorKind::InvalidField, "test"},
+      {replaced(json, R"(,"test":["en-three","ru-three"])", ""), CorpusErrorKind::InvalidField,
+       "test"},
       {replaced(json, "{", R"({"extra":true,)"), CorpusErrorKind::InvalidField, "extra"},
-      {replaced(json, "{", R"({"schema_version":1,)"), CorpusErrorKind::InvalidField, "schema_version"},
-      {replaced(json, R"("schema_version":1)", R"("schema_version":"1")"), CorpusErrorKind::InvalidField,
+      {replaced(json, "{", R"({"schema_version":1,)"), CorpusErrorKind::InvalidField,
        "schema_version"},
-      {replaced(json, R"("schema_version":1)", R"("schema_version":-1)"), CorpusErrorKind::InvalidField,
-       "schema_version"},
+      {replaced(json, R"("schema_version":1)", R"("schema_version":"1")"),
+       CorpusErrorKind::InvalidField, "schema_version"},
+      {replaced(json, R"("schema_version":1)", R"("schema_version":-1)"),
+       CorpusErrorKind::InvalidField, "schema_version"},
       {replaced(json, R"(["en-two","ru-two"])", R"(["en-two",2])"), CorpusErrorKind::InvalidField,
        "validation"},
-      {replaced(json, R"("schema_version":1)", R"("schema_version":01)"), CorpusErrorKind::InvalidJson, ""},
+      {replaced(json, R"("schema_version":1)", R"("schema_version":01)"),
+       CorpusErrorKind::InvalidJson, ""},
       {json + " trailing", CorpusErrorKind::InvalidJson, ""},
   };
   for (const auto& c : cases) {
@@ -201,16 +208,19 @@ TEST(SplitManifest, RejectsAnotherSchemaStrategyOrCorpus) {
   const Corpus corpus = Corpus::from_json(kSixDocuments);
   const SplitManifest valid = valid_manifest(corpus);
   const auto with = [&](std::uint64_t version, std::string checksum, std::string strategy) {
-    return SplitManifest(version, std::move(checksum), std::move(strategy), valid.ids(Partition::Train),
-                         valid.ids(Partition::Validation), valid.ids(Partition::Test));
+    return SplitManifest(version, std::move(checksum), std::move(strategy),
+                         valid.ids(Partition::Train), valid.ids(Partition::Validation),
+                         valid.ids(Partition::Test));
   };
   const CorpusError version = partition_error(with(2, corpus.checksum(), valid.strategy()), corpus);
   EXPECT_EQ(version.kind(), CorpusErrorKind::UnsupportedSchemaVersion);
   EXPECT_EQ(version.actual(), "2");
-  const CorpusError strategy = partition_error(with(1, corpus.checksum(), "random-excerpts"), corpus);
+  const CorpusError strategy =
+      partition_error(with(1, corpus.checksum(), "random-excerpts"), corpus);
   EXPECT_EQ(strategy.kind(), CorpusErrorKind::UnsupportedStrategy);
   EXPECT_EQ(strategy.actual(), "random-excerpts");
-  const CorpusError checksum = partition_error(with(1, "fnv1a64:0000000000000000", valid.strategy()), corpus);
+  const CorpusError checksum =
+      partition_error(with(1, "fnv1a64:0000000000000000", valid.strategy()), corpus);
   EXPECT_EQ(checksum.kind(), CorpusErrorKind::ChecksumMismatch);
   EXPECT_EQ(checksum.expected(), "fnv1a64:0000000000000000");
   EXPECT_EQ(checksum.actual(), corpus.checksum());
@@ -227,17 +237,28 @@ TEST(SplitManifest, RejectsEveryPartitionInvariantNamingTheDocument) {
     std::string document_id;
   } cases[] = {
       {{1, sum, strategy, {"en-one", "ru-one"}, {"en-two", "ru-two"}, Ids{}},
-       CorpusErrorKind::EmptyPartition, ""},
+       CorpusErrorKind::EmptyPartition,
+       ""},
       {{1, sum, strategy, {"en-one", "ru-one"}, {"en-two", "ru-two"}, {"en-three", "ghost"}},
-       CorpusErrorKind::UnknownDocument, "ghost"},
-      {{1, sum, strategy, {"en-one", "ru-one"}, {"en-two", "ru-two"}, {"en-one", "en-three", "ru-three"}},
-       CorpusErrorKind::RepeatedDocument, "en-one"},
+       CorpusErrorKind::UnknownDocument,
+       "ghost"},
+      {{1,
+        sum,
+        strategy,
+        {"en-one", "ru-one"},
+        {"en-two", "ru-two"},
+        {"en-one", "en-three", "ru-three"}},
+       CorpusErrorKind::RepeatedDocument,
+       "en-one"},
       {{1, sum, strategy, {"ru-one", "en-one"}, {"en-two", "ru-two"}, {"en-three", "ru-three"}},
-       CorpusErrorKind::SourceOrder, "en-one"},
+       CorpusErrorKind::SourceOrder,
+       "en-one"},
       {{1, sum, strategy, {"en-one", "ru-one"}, {"en-two", "ru-two"}, {"en-three"}},
-       CorpusErrorKind::MissingDocument, "ru-three"},
+       CorpusErrorKind::MissingDocument,
+       "ru-three"},
       {{1, sum, strategy, {"en-one", "ru-one"}, {"en-two", "ru-three"}, {"ru-two", "en-three"}},
-       CorpusErrorKind::SplitProvenanceGroup, "en-two"},
+       CorpusErrorKind::SplitProvenanceGroup,
+       "en-two"},
   };
   for (const auto& c : cases) {
     const CorpusError error = partition_error(c.manifest, corpus);

@@ -15,7 +15,9 @@ namespace {
 
 using testing::capture_error;
 
-std::span<const std::uint8_t> bytes_of(const std::vector<std::uint8_t>& bytes) { return bytes; }
+std::span<const std::uint8_t> bytes_of(const std::vector<std::uint8_t>& bytes) {
+  return bytes;
+}
 
 TEST(TextUnits, SeparatesBytesFromScalars) {
   EXPECT_EQ(utf8_bytes("cat"), (std::vector<std::uint8_t>{99, 97, 116}));
@@ -94,8 +96,9 @@ TEST(ScalarVocabulary, UnknownScalarsLoseTheirText) {
 
 TEST(ScalarVocabulary, RejectsIdsAboveTheRangeNamingTheFirst) {
   const auto vocabulary = ScalarVocabulary::from_training_text("cat кот");
-  const auto error = capture_error<TextUnitError>(
-      [&] { vocabulary.decode(std::vector<std::size_t>{3, 8, 9}); });
+  const auto error = capture_error<TextUnitError>([&] {
+    vocabulary.decode(std::vector<std::size_t>{3, 8, 9});
+  });
   EXPECT_EQ(error->kind(), TextUnitErrorKind::TokenIdOutOfRange);
   EXPECT_EQ(error->position(), 1u);
   EXPECT_EQ(error->token_id(), 8u);
@@ -110,8 +113,9 @@ TEST(ScalarVocabulary, HandlesEmptyTextAndRejectsInvalidUtf8) {
   EXPECT_TRUE(empty.encode("").empty());
   EXPECT_EQ(empty.decode({}), "");
   EXPECT_EQ(empty.encode("a"), (std::vector<std::size_t>{kUnknownScalarId}));
-  EXPECT_EQ(capture_error<TextUnitError>([] { ScalarVocabulary::from_training_text("a\xFF"); })
-                ->byte_offset(),
+  EXPECT_EQ(capture_error<TextUnitError>([] {
+              ScalarVocabulary::from_training_text("a\xFF");
+            })->byte_offset(),
             1u);
 }
 

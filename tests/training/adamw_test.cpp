@@ -20,7 +20,9 @@ using testing::bits_of;
 using testing::capture_error;
 using testing::values_of;
 
-AdamWConfig chapter_config() { return AdamWConfig::create(0.1, 0.5, 0.5, 0.1, 0.1); }
+AdamWConfig chapter_config() {
+  return AdamWConfig::create(0.1, 0.5, 0.5, 0.1, 0.1);
+}
 
 TensorValue parameter(std::vector<double> values) {
   const std::size_t n = values.size();
@@ -54,7 +56,8 @@ TEST(AdamWConfig, RejectsEachDomainInOrder) {
   // The product eta * lambda as a double: equal to one, above one, underflowed to zero.
   EXPECT_EQ(config_error(0.5, 0.5, 0.5, 0.1, 2.0), AdamWErrorKind::InvalidDecayProduct);
   EXPECT_EQ(config_error(0.5, 0.5, 0.5, 0.1, 4.0), AdamWErrorKind::InvalidDecayProduct);
-  EXPECT_EQ(config_error(std::numeric_limits<double>::min(), 0.5, 0.5, 0.1, std::bit_cast<double>(std::uint64_t{1})),
+  EXPECT_EQ(config_error(std::numeric_limits<double>::min(), 0.5, 0.5, 0.1,
+                         std::bit_cast<double>(std::uint64_t{1})),
             AdamWErrorKind::InvalidDecayProduct);
   // Zero decay is an explicit, valid choice; beta = 0 keeps no memory but is valid.
   EXPECT_EQ(AdamWConfig::create(0.5, 0.0, 0.0, 0.1, 0.0).shrinkage_factor(), 1.0);
@@ -66,10 +69,13 @@ TEST(AdamWParameterGroups, RejectsEmptyRepeatedAndOverlappingNames) {
             AdamWErrorKind::EmptyParameterGroups);
   EXPECT_EQ(capture_error<AdamWError>([] { AdamWParameterGroups::create({""}, {}); })->kind(),
             AdamWErrorKind::InvalidGroupedName);
-  EXPECT_EQ(capture_error<AdamWError>([] { AdamWParameterGroups::create({"a.w", "a.w"}, {}); })->kind(),
+  EXPECT_EQ(capture_error<AdamWError>([] {
+              AdamWParameterGroups::create({"a.w", "a.w"}, {});
+            })->kind(),
             AdamWErrorKind::InvalidGroupedName);
-  EXPECT_EQ(capture_error<AdamWError>([] { AdamWParameterGroups::create({"a.w"}, {"a.w"}); })->kind(),
-            AdamWErrorKind::NameInBothGroups);
+  EXPECT_EQ(
+      capture_error<AdamWError>([] { AdamWParameterGroups::create({"a.w"}, {"a.w"}); })->kind(),
+      AdamWErrorKind::NameInBothGroups);
   const auto groups = AdamWParameterGroups::create({"b.weight"}, {"a.scale"});
   EXPECT_TRUE(groups.decays("b.weight"));
   EXPECT_FALSE(groups.decays("a.scale"));
@@ -121,14 +127,16 @@ TEST(AdamW, NoDecayGroupSkipsOnlyTheDecayTerm) {
   set.add("decoder.output.weight", weight);
   set.add("decoder.norm.scale", scale);
   add_gradient(weight, {0.2, -0.4});
-  AdamW optimizer(chapter_config(), AdamWParameterGroups::create({"decoder.output.weight"}, {"decoder.norm.scale"}));
+  AdamW optimizer(chapter_config(),
+                  AdamWParameterGroups::create({"decoder.output.weight"}, {"decoder.norm.scale"}));
   const AdamWStep step = optimizer.step_with_trace(set);
   EXPECT_NEAR(step.updates[0].after[0], 277.0 / 300.0, 1e-15);
   EXPECT_DOUBLE_EQ(step.updates[0].after[1], -1.9);
   EXPECT_DOUBLE_EQ(step.updates[0].decay_delta[1], -0.02);  // a negative value decays toward zero
   EXPECT_FALSE(step.updates[1].decay_applied);
   EXPECT_EQ(values_of(scale.value()), (std::vector<double>{0.5}));
-  EXPECT_EQ(optimizer.parameter_names(), (std::vector<std::string>{"decoder.norm.scale", "decoder.output.weight"}));
+  EXPECT_EQ(optimizer.parameter_names(),
+            (std::vector<std::string>{"decoder.norm.scale", "decoder.output.weight"}));
 }
 
 TEST(AdamW, ZeroGradientOnFreshMomentsIsPureDecay) {
@@ -158,18 +166,21 @@ TEST(AdamW, AFailureMidStepChangesNothing) {
   add_gradient(second, {1e200});
   const AdamW optimizer_before = optimizer;
   const auto values_before = std::vector{bits_of(first.value()), bits_of(second.value())};
-  const auto gradients_before = std::vector{bits_of(*first.gradient()), bits_of(*second.gradient())};
+  const auto gradients_before =
+      std::vector{bits_of(*first.gradient()), bits_of(*second.gradient())};
   const auto versions_before = std::vector{first.version(), second.version()};
   const auto moments_before = bits(optimizer.moments("a.weight")->first);
 
   const auto error = capture_error<AdamWError>([&] { optimizer.step(set); });
   EXPECT_EQ(error->kind(), AdamWErrorKind::NonFiniteArithmetic);
-  EXPECT_NE(std::string(error->what()).find("squared gradient of parameter 'b.weight' at element 0"),
-            std::string::npos);
+  EXPECT_NE(
+      std::string(error->what()).find("squared gradient of parameter 'b.weight' at element 0"),
+      std::string::npos);
   EXPECT_EQ(optimizer, optimizer_before);  // config, step count, beta powers, every moment
   EXPECT_EQ(bits(optimizer.moments("a.weight")->first), moments_before);
   EXPECT_EQ((std::vector{bits_of(first.value()), bits_of(second.value())}), values_before);
-  EXPECT_EQ((std::vector{bits_of(*first.gradient()), bits_of(*second.gradient())}), gradients_before);
+  EXPECT_EQ((std::vector{bits_of(*first.gradient()), bits_of(*second.gradient())}),
+            gradients_before);
   EXPECT_EQ((std::vector{first.version(), second.version()}), versions_before);
   EXPECT_EQ(optimizer.step_count(), 1u);
 }
@@ -188,7 +199,9 @@ TEST(AdamW, AChangedOrReshapedSetIsRejectedBeforeAnyWrite) {
   grown.add("unexpected.weight", parameter({1.0}));
   const auto changed = capture_error<AdamWError>([&] { optimizer.step(grown); });
   EXPECT_EQ(changed->kind(), AdamWErrorKind::ParameterSetChanged);
-  EXPECT_STREQ(changed->what(), "parameter-name set changed from [\"a.weight\"] to [\"a.weight\", \"unexpected.weight\"]");
+  EXPECT_STREQ(
+      changed->what(),
+      "parameter-name set changed from [\"a.weight\"] to [\"a.weight\", \"unexpected.weight\"]");
 
   ParameterSet reshaped;
   reshaped.add("a.weight", parameter({1.0, 2.0}));
@@ -197,7 +210,8 @@ TEST(AdamW, AChangedOrReshapedSetIsRejectedBeforeAnyWrite) {
   EXPECT_EQ(optimizer, before);
 
   AdamW grouped(chapter_config(), AdamWParameterGroups::create({"a.weight", "b.weight"}, {}));
-  EXPECT_EQ(capture_error<AdamWError>([&] { grouped.step(set); })->kind(), AdamWErrorKind::ParameterSetChanged);
+  EXPECT_EQ(capture_error<AdamWError>([&] { grouped.step(set); })->kind(),
+            AdamWErrorKind::ParameterSetChanged);
   EXPECT_EQ(grouped.step_count(), 0u);
 }
 

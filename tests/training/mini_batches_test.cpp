@@ -26,7 +26,8 @@ std::vector<BatchDocument> documents() {
   return {{"train-a", Partition::Train, kTrainA}, {"train-b", Partition::Train, kTrainB}};
 }
 
-MiniBatchEpoch build(std::size_t batch_size, BatchOrder order, std::size_t context = 2, std::size_t stride = 1) {
+MiniBatchEpoch build(std::size_t batch_size, BatchOrder order, std::size_t context = 2,
+                     std::size_t stride = 1) {
   const auto docs = documents();
   return MiniBatchEpoch::build(Partition::Train, docs, CausalWindowConfig::create(context, stride),
                                MiniBatchConfig::create(batch_size, order));
@@ -35,17 +36,24 @@ MiniBatchEpoch build(std::size_t batch_size, BatchOrder order, std::size_t conte
 std::vector<std::pair<std::size_t, std::size_t>> origins(const MiniBatchEpoch& epoch) {
   std::vector<std::pair<std::size_t, std::size_t>> result;
   for (const MiniBatch& batch : epoch.batches()) {
-    for (const WindowOrigin& origin : batch.origins()) result.emplace_back(origin.document_index, origin.start);
+    for (const WindowOrigin& origin : batch.origins())
+      result.emplace_back(origin.document_index, origin.start);
   }
   return result;
 }
 
-Ids ids(std::span<const TokenId> span) { return {span.begin(), span.end()}; }
+Ids ids(std::span<const TokenId> span) {
+  return {span.begin(), span.end()};
+}
 
-TokenContribution contribution(double loss) { return TokenContribution::create(loss, {2.0 * loss, 2.0 - loss}); }
+TokenContribution contribution(double loss) {
+  return TokenContribution::create(loss, {2.0 * loss, 2.0 - loss});
+}
 
 TEST(MiniBatchConfig, RejectsAZeroWidthBatch) {
-  EXPECT_EQ(capture_error<BatchError>([] { MiniBatchConfig::create(0, BatchOrder::sequential()); })->kind(),
+  EXPECT_EQ(capture_error<BatchError>([] {
+              MiniBatchConfig::create(0, BatchOrder::sequential());
+            })->kind(),
             BatchErrorKind::ZeroBatchSize);
   EXPECT_EQ(MiniBatchConfig::create(3, BatchOrder::shuffled(7)).batch_size(), 3u);
 }
@@ -62,14 +70,16 @@ TEST(MiniBatchEpoch, StacksCompleteWindowsAndKeepsTheShortFinalBatch) {
   EXPECT_EQ(ids(first.targets()), (Ids{10, 11, 11, 12, 12, 1}));
   EXPECT_EQ(ids(last.inputs()), (Ids{0, 20, 20, 21}));
   EXPECT_EQ(ids(last.targets()), (Ids{20, 21, 21, 1}));
-  EXPECT_EQ(origins(epoch), (std::vector<std::pair<std::size_t, std::size_t>>{{0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}}));
+  EXPECT_EQ(origins(epoch), (std::vector<std::pair<std::size_t, std::size_t>>{
+                                {0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}}));
   EXPECT_EQ(last.origins()[1].document_id, "train-b");
   EXPECT_EQ(last.token_count(), 4u);
 }
 
 TEST(MiniBatchEpoch, SeedSevenGivesTheChapterOrderAndReplays) {
   const MiniBatchEpoch epoch = build(3, BatchOrder::shuffled(7));
-  EXPECT_EQ(origins(epoch), (std::vector<std::pair<std::size_t, std::size_t>>{{1, 1}, {0, 1}, {1, 0}, {0, 0}, {0, 2}}));
+  EXPECT_EQ(origins(epoch), (std::vector<std::pair<std::size_t, std::size_t>>{
+                                {1, 1}, {0, 1}, {1, 0}, {0, 0}, {0, 2}}));
   EXPECT_EQ(epoch, build(3, BatchOrder::shuffled(7)));
   EXPECT_NE(origins(epoch), origins(build(3, BatchOrder::shuffled(8))));
   auto covered = origins(build(3, BatchOrder::shuffled(8)));
@@ -95,7 +105,8 @@ TEST(MiniBatchEpoch, StrideTwoRowsStartWhereTheirWindowsStart) {
   const std::vector<BatchDocument> docs = {{"stride-two", Partition::Train, tokens}};
   const auto epoch = MiniBatchEpoch::build(Partition::Train, docs, CausalWindowConfig::create(2, 2),
                                            MiniBatchConfig::create(2, BatchOrder::sequential()));
-  EXPECT_EQ(origins(epoch), (std::vector<std::pair<std::size_t, std::size_t>>{{0, 0}, {0, 2}, {0, 4}}));
+  EXPECT_EQ(origins(epoch),
+            (std::vector<std::pair<std::size_t, std::size_t>>{{0, 0}, {0, 2}, {0, 4}}));
   EXPECT_EQ(ids(epoch.batches()[0].inputs()), (Ids{0, 10, 11, 12}));
   EXPECT_EQ(ids(epoch.batches()[1].targets()), (Ids{14, 1}));
 }
@@ -114,13 +125,20 @@ TEST(MiniBatchEpoch, RejectsAmbiguousOrForeignDocumentsBeforeBatching) {
   const auto batches = MiniBatchConfig::create(2, BatchOrder::sequential());
   const std::vector<BatchDocument> foreign = {{"train-a", Partition::Train, kTrainA},
                                               {"validation-a", Partition::Validation, kTrainB}};
-  EXPECT_EQ(capture_error<BatchError>([&] { MiniBatchEpoch::build(Partition::Train, foreign, config, batches); })->kind(),
+  EXPECT_EQ(capture_error<BatchError>([&] {
+              MiniBatchEpoch::build(Partition::Train, foreign, config, batches);
+            })->kind(),
             BatchErrorKind::PartitionMismatch);
-  const std::vector<BatchDocument> repeated = {{"same", Partition::Train, kTrainA}, {"same", Partition::Train, kTrainB}};
-  EXPECT_EQ(capture_error<BatchError>([&] { MiniBatchEpoch::build(Partition::Train, repeated, config, batches); })->kind(),
+  const std::vector<BatchDocument> repeated = {{"same", Partition::Train, kTrainA},
+                                               {"same", Partition::Train, kTrainB}};
+  EXPECT_EQ(capture_error<BatchError>([&] {
+              MiniBatchEpoch::build(Partition::Train, repeated, config, batches);
+            })->kind(),
             BatchErrorKind::DuplicateDocumentId);
   const std::vector<BatchDocument> unnamed = {{"", Partition::Train, kTrainA}};
-  EXPECT_EQ(capture_error<BatchError>([&] { MiniBatchEpoch::build(Partition::Train, unnamed, config, batches); })->kind(),
+  EXPECT_EQ(capture_error<BatchError>([&] {
+              MiniBatchEpoch::build(Partition::Train, unnamed, config, batches);
+            })->kind(),
             BatchErrorKind::EmptyDocumentId);
 }
 
@@ -137,8 +155,8 @@ TEST(MiniBatch, RowAccessIsChecked) {
 TEST(MiniBatch, ShortFinalBatchDividesByTheTokensPresent) {
   const MiniBatchEpoch epoch = build(3, BatchOrder::sequential());
   const MiniBatch& last = epoch.batches()[1];
-  const std::vector<TokenContribution> contributions = {contribution(0.25), contribution(0.5), contribution(0.75),
-                                                        contribution(1.0)};
+  const std::vector<TokenContribution> contributions = {contribution(0.25), contribution(0.5),
+                                                        contribution(0.75), contribution(1.0)};
   const TokenMean mean = last.average(contributions);
   EXPECT_EQ(last.width(), 2u);
   EXPECT_EQ(mean.token_count(), 4u);
@@ -157,7 +175,8 @@ TEST(MiniBatch, ChapterFinalBatchMeanIsSevenSixteenths) {
   std::vector<TokenContribution> contributions;
   for (const WindowOrigin& origin : last.origins()) {
     for (std::size_t t = 0; t < 2; ++t) {
-      contributions.push_back(contribution(static_cast<double>(origin.document_index * 8 + origin.start * 2 + t + 1) / 8.0));
+      contributions.push_back(contribution(
+          static_cast<double>(origin.document_index * 8 + origin.start * 2 + t + 1) / 8.0));
     }
   }
   const TokenMean mean = last.average(contributions);
@@ -167,8 +186,8 @@ TEST(MiniBatch, ChapterFinalBatchMeanIsSevenSixteenths) {
 }
 
 TEST(TokenMeanAccumulator, MergingRawSumsEqualsOnePass) {
-  const std::vector<TokenContribution> values = {contribution(0.125), contribution(0.25), contribution(0.375),
-                                                 contribution(0.5)};
+  const std::vector<TokenContribution> values = {contribution(0.125), contribution(0.25),
+                                                 contribution(0.375), contribution(0.5)};
   auto direct = TokenMeanAccumulator::create(2);
   for (const auto& value : values) direct.add_token(value);
   auto left = TokenMeanAccumulator::create(2);
@@ -185,8 +204,9 @@ TEST(TokenMeanAccumulator, MergingRawSumsEqualsOnePass) {
 }
 
 TEST(TokenContribution, RejectsNonFiniteOrEmptyValues) {
-  EXPECT_EQ(capture_error<BatchError>([] { TokenContribution::create(std::nan(""), {1.0}); })->kind(),
-            BatchErrorKind::NonFiniteLoss);
+  EXPECT_EQ(
+      capture_error<BatchError>([] { TokenContribution::create(std::nan(""), {1.0}); })->kind(),
+      BatchErrorKind::NonFiniteLoss);
   EXPECT_EQ(capture_error<BatchError>([] { TokenContribution::create(1.0, {}); })->kind(),
             BatchErrorKind::ZeroGradientWidth);
   EXPECT_EQ(capture_error<BatchError>([] {
@@ -206,11 +226,14 @@ TEST(TokenMeanAccumulator, FailuresLeaveEverySumUnchanged) {
   const auto before = accumulator;
   const double* storage = accumulator.gradient_sums().data();
 
-  EXPECT_EQ(capture_error<BatchError>([&] { accumulator.add_token(TokenContribution::create(0.5, {1.0})); })->kind(),
+  EXPECT_EQ(capture_error<BatchError>([&] {
+              accumulator.add_token(TokenContribution::create(0.5, {1.0}));
+            })->kind(),
             BatchErrorKind::GradientWidthMismatch);
   // Coordinate 0 would be fine; coordinate 1 overflows, so neither is written.
-  const auto late = capture_error<BatchError>(
-      [&] { accumulator.add_token(TokenContribution::create(0.5, {2.0, huge})); });
+  const auto late = capture_error<BatchError>([&] {
+    accumulator.add_token(TokenContribution::create(0.5, {2.0, huge}));
+  });
   EXPECT_EQ(late->kind(), BatchErrorKind::NonFiniteAccumulation);
   EXPECT_NE(std::string(late->what()).find("coordinate 1"), std::string::npos);
   auto other = TokenMeanAccumulator::create(2);

@@ -53,9 +53,8 @@ TensorValue TensorValue::log() const {
   const std::span<const double> inputs = input.contiguous_values();
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     if (!(inputs[k] > 0.0)) {
-      throw ModelOpError::log_non_positive_input(input.shape(),
-                                                 coordinate_from_offset(input.shape(), k),
-                                                 inputs[k]);
+      throw ModelOpError::log_non_positive_input(
+          input.shape(), coordinate_from_offset(input.shape(), k), inputs[k]);
     }
   }
   Tensor result = map_values(input, [](double x) { return std::log(x); });

@@ -70,9 +70,8 @@ TensorValue TensorValue::indexed_mean_nll(std::size_t axis,
     return SharedTensor(std::move(result));
   };
   // endregion: model-indexed-nll-vjp
-  return record_operation(
-      TensorOperation::IndexedMeanNll, Tensor::scalar(forward.loss),
-      {*this, {"(upstream / G)(saved P - one-hot targets)", std::move(vjp)}});
+  return record_operation(TensorOperation::IndexedMeanNll, Tensor::scalar(forward.loss),
+                          {*this, {"(upstream / G)(saved P - one-hot targets)", std::move(vjp)}});
 }
 // endregion: model-indexed-nll-saved-forward
 

@@ -60,7 +60,8 @@ TensorValue record_operation(TensorOperation operation, SharedTensor value,
 
 /// record_operation for a unary operation.
 /// @throws TensorAutodiffError NonFiniteResult.
-TensorValue record_operation(TensorOperation operation, SharedTensor value, RecordedOperand operand);
+TensorValue record_operation(TensorOperation operation, SharedTensor value,
+                             RecordedOperand operand);
 
 /// record_operation for a binary operation (slot 0 `left`, slot 1 `right`).
 /// @throws TensorAutodiffError NonFiniteResult.

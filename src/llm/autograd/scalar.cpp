@@ -38,8 +38,8 @@ struct Scalar::Node {
 
   const double value;
   const ScalarOperation operation;
-  std::vector<ParentEdge> parents;  // never changed after construction, except by ~Node
-  std::optional<double> gradient;   // empty for untracked nodes
+  std::vector<ParentEdge> parents;     // never changed after construction, except by ~Node
+  std::optional<double> gradient;      // empty for untracked nodes
   std::shared_ptr<Node> next_to_free;  // the destructor's work list (never set otherwise)
 };
 // endregion: scalar-graph-node
@@ -252,9 +252,9 @@ BackwardPass Scalar::backward_with_seed(double seed) {
       // endregion: scalar-walk-record
     }
   }
-// endregion: scalar-reverse-walk
+  // endregion: scalar-reverse-walk
 
-// region: scalar-reverse-commit
+  // region: scalar-reverse-commit
   // Validate every prospective stored sum before committing any of them.
   std::vector<BackwardNode> nodes;
   nodes.reserve(order.size());

@@ -28,14 +28,14 @@ namespace llm {
 /// The operation that produced a scalar graph node.
 enum class ScalarOperation {
   Parameter,  ///< a tracked leaf made by Scalar::parameter
-  Constant,  ///< an untracked leaf made by Scalar::constant
-  Detached,  ///< an untracked leaf made by Scalar::detach
-  Add,       ///< a + b
-  Mul,       ///< a * b
-  Neg,       ///< -a
-  Sub,       ///< a - b
-  Exp,       ///< exp(a)
-  Tanh,      ///< tanh(a)
+  Constant,   ///< an untracked leaf made by Scalar::constant
+  Detached,   ///< an untracked leaf made by Scalar::detach
+  Add,        ///< a + b
+  Mul,        ///< a * b
+  Neg,        ///< -a
+  Sub,        ///< a - b
+  Exp,        ///< exp(a)
+  Tanh,       ///< tanh(a)
 };
 
 /// Stable, locale-neutral name of an operation: `parameter`, `constant`,

@@ -45,20 +45,19 @@ TensorValue TensorValue::mul(const TensorValue& other) const {
   const SharedTensor left = value();
   const SharedTensor right = other.value();
   Tensor result = llm::mul(left, right);
-  return record_operation(
-      TensorOperation::Mul, std::move(result),
-      {*this,
-       {"times right, sum to operand shape",
-        // VJP: d(l*r)/dl = r, so upstream * r, summed back to the shape of l
-        [right, shape = left.shape()](const SharedTensor& upstream) {
-          return summed_to(llm::mul(upstream, right), shape);
-        }}},
-      {other,
-       {"times left, sum to operand shape",
-        // VJP: d(l*r)/dr = l, so upstream * l, summed back to the shape of r
-        [left, shape = right.shape()](const SharedTensor& upstream) {
-          return summed_to(llm::mul(upstream, left), shape);
-        }}});
+  return record_operation(TensorOperation::Mul, std::move(result),
+                          {*this,
+                           {"times right, sum to operand shape",
+                            // VJP: d(l*r)/dl = r, so upstream * r, summed back to the shape of l
+                            [right, shape = left.shape()](const SharedTensor& upstream) {
+                              return summed_to(llm::mul(upstream, right), shape);
+                            }}},
+                          {other,
+                           {"times left, sum to operand shape",
+                            // VJP: d(l*r)/dr = l, so upstream * l, summed back to the shape of r
+                            [left, shape = right.shape()](const SharedTensor& upstream) {
+                              return summed_to(llm::mul(upstream, left), shape);
+                            }}});
 }
 // endregion: tensor-mul
 

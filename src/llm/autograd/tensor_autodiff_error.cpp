@@ -129,8 +129,8 @@ TensorAutodiffError TensorAutodiffError::non_finite_seed(TensorOperation operati
   return error;
 }
 
-TensorAutodiffError TensorAutodiffError::released_graph(TensorOperation operation,
-                                                        std::size_t node, std::string label) {
+TensorAutodiffError TensorAutodiffError::released_graph(TensorOperation operation, std::size_t node,
+                                                        std::string label) {
   TensorAutodiffError error(TensorAutodiffErrorKind::ReleasedGraph, operation,
                             "cannot reverse " + node_text(operation, node, label) +
                                 ": an earlier backward pass released its saved context");
@@ -141,13 +141,12 @@ TensorAutodiffError TensorAutodiffError::released_graph(TensorOperation operatio
 
 TensorAutodiffError TensorAutodiffError::stale_operand(TensorOperation operation, std::size_t node,
                                                        std::string label, std::size_t parent,
-                                                       std::size_t operand,
-                                                       std::uint64_t recorded,
+                                                       std::size_t operand, std::uint64_t recorded,
                                                        std::uint64_t current) {
   TensorAutodiffError error(
       TensorAutodiffErrorKind::StaleOperand, operation,
-      node_text(operation, node, label) + " recorded operand " + std::to_string(operand) + " (node " +
-          std::to_string(parent) + ") at version " + std::to_string(recorded) +
+      node_text(operation, node, label) + " recorded operand " + std::to_string(operand) +
+          " (node " + std::to_string(parent) + ") at version " + std::to_string(recorded) +
           ", but that parameter was assigned since and is at version " + std::to_string(current));
   error.node_ = node;
   error.label_ = std::move(label);

@@ -164,8 +164,8 @@ void TensorValue::ReversePass::accumulate(std::size_t node, SharedTensor contrib
   }
   const bool in_place = adjoint->is_sole_owner() && adjoint->is_contiguous();
   Tensor fresh = in_place ? Tensor() : kernel_output(adjoint->shape());
-  double* sums = in_place ? adjoint->exclusive_storage() + adjoint->offset()
-                          : fresh.mutable_values().data();
+  double* sums =
+      in_place ? adjoint->exclusive_storage() + adjoint->offset() : fresh.mutable_values().data();
   const TensorView previous = adjoint->view();
   const TensorView terms = contribution.view();
   const Strides dense = row_major_strides(previous.shape());
@@ -227,8 +227,9 @@ void TensorValue::ReversePass::commit() noexcept {
     const TensorView adjoint = adjoints_[position]->view();
     const double* terms = adjoint.storage().data();
     const Strides dense = row_major_strides(adjoint.shape());
-    for_each_offset<2>(adjoint.shape(), {dense, adjoint.strides()}, {0, adjoint.offset()},
-                       [&](const std::array<std::size_t, 2>& at) { stored[at[0]] += terms[at[1]]; });
+    for_each_offset<2>(
+        adjoint.shape(), {dense, adjoint.strides()}, {0, adjoint.offset()},
+        [&](const std::array<std::size_t, 2>& at) { stored[at[0]] += terms[at[1]]; });
   }
   if (retention_ == Retention::Release) {
     adjoints_.clear();  // pass adjoints may share storage with saved context
@@ -295,10 +296,9 @@ void TensorValue::ReversePass::record_nodes(TensorBackwardTrace& trace) const {
       std::span<double> sums = gradient->mutable_values();
       for (std::size_t k = 0; k < sums.size(); ++k) sums[k] += adjoint->values()[k];
     }
-    trace.nodes.push_back(TensorTraceNode{position, node.id, node.operation, node.label,
-                                          node.value.shape(), node.value.materialize(),
-                                          node.tracked, std::move(operands), std::move(adjoint),
-                                          std::move(gradient)});
+    trace.nodes.push_back(TensorTraceNode{
+        position, node.id, node.operation, node.label, node.value.shape(), node.value.materialize(),
+        node.tracked, std::move(operands), std::move(adjoint), std::move(gradient)});
   }
 }
 // endregion: tensor-trace-recording

@@ -37,11 +37,11 @@ struct TensorValue::Node {
   std::string label;  // TensorValue::labeled(); errors and traces print it
   SharedTensor value;
   bool tracked = false;
-  std::optional<Tensor> gradient;  // parameters only, shape of the value
-  std::uint64_t version = 0;       // incremented by assign()
-  std::vector<Edge> operands;      // one per operand slot, in order; empty once released
-  bool released = false;           // a Release pass dropped the edges
-  std::size_t released_index = 0;  // topological index in the pass that released it
+  std::optional<Tensor> gradient;      // parameters only, shape of the value
+  std::uint64_t version = 0;           // incremented by assign()
+  std::vector<Edge> operands;          // one per operand slot, in order; empty once released
+  bool released = false;               // a Release pass dropped the edges
+  std::size_t released_index = 0;      // topological index in the pass that released it
   std::shared_ptr<Node> next_to_free;  // the destructor's work list (never set otherwise)
 };
 // endregion: tensor-node

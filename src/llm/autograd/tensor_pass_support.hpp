@@ -3,9 +3,9 @@
 
 #include <bit>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <cstddef>
 #include <optional>
 
 #include "llm/tensor/strided_walk.hpp"

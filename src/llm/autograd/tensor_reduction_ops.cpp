@@ -42,17 +42,17 @@ TensorValue TensorValue::sum_axis(std::size_t axis, KeepDim keep_dim) const {
 // region: tensor-mean-axis
 TensorValue TensorValue::mean_axis(std::size_t axis, KeepDim keep_dim) const {
   const SharedTensor operand = value();
-  return record_operation(
-      TensorOperation::MeanAxis, llm::mean_axis(operand, axis, keep_dim),
-      {*this,
-       {"spread along axis, divide by extent",
-        // VJP: every averaged element receives upstream / n, n the axis extent
-        [shape = operand.shape(), axis](const SharedTensor& upstream) {
-          Tensor spread = spread_along_axis(upstream, shape, axis).materialize();
-          const double extent = static_cast<double>(shape[axis]);
-          for (double& element : spread.mutable_values()) element /= extent;
-          return SharedTensor(std::move(spread));
-        }}});
+  return record_operation(TensorOperation::MeanAxis, llm::mean_axis(operand, axis, keep_dim),
+                          {*this,
+                           {"spread along axis, divide by extent",
+                            // VJP: every averaged element receives upstream / n, n the axis extent
+                            [shape = operand.shape(), axis](const SharedTensor& upstream) {
+                              Tensor spread =
+                                  spread_along_axis(upstream, shape, axis).materialize();
+                              const double extent = static_cast<double>(shape[axis]);
+                              for (double& element : spread.mutable_values()) element /= extent;
+                              return SharedTensor(std::move(spread));
+                            }}});
 }
 // endregion: tensor-mean-axis
 

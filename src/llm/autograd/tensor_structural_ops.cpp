@@ -18,9 +18,7 @@ TensorValue TensorValue::reshape(const Shape& shape) const {
       {*this,
        {"reshape to operand shape",
         // VJP: the upstream regrouped back to the operand's shape (values keep their order)
-        [source](const SharedTensor& upstream) {
-          return upstream.contiguous().reshape(source);
-        }}});
+        [source](const SharedTensor& upstream) { return upstream.contiguous().reshape(source); }}});
 }
 // endregion: tensor-reshape
 
@@ -41,13 +39,12 @@ TensorValue TensorValue::permute(const Axes& axes) const {
   SharedTensor result = value().permute(axes);
   Axes inverse(axes.size());
   for (std::size_t i = 0; i < axes.size(); ++i) inverse[axes[i]] = i;
-  return record_operation(TensorOperation::Permute, std::move(result),
-                          {*this,
-                           {"inverse permutation",
-                            // VJP: result axis i came from operand axis axes[i]; send it back
-                            [inverse](const SharedTensor& upstream) {
-                              return upstream.permute(inverse);
-                            }}});
+  return record_operation(
+      TensorOperation::Permute, std::move(result),
+      {*this,
+       {"inverse permutation",
+        // VJP: result axis i came from operand axis axes[i]; send it back
+        [inverse](const SharedTensor& upstream) { return upstream.permute(inverse); }}});
 }
 // endregion: tensor-permute
 

@@ -560,7 +560,9 @@ class PreparedAssignment {
   friend class TensorValue;
   PreparedAssignment(TensorValue parameter, SharedTensor value,
                      std::optional<Tensor> gradient) noexcept
-      : parameter_(std::move(parameter)), value_(std::move(value)), gradient_(std::move(gradient)) {}
+      : parameter_(std::move(parameter)),
+        value_(std::move(value)),
+        gradient_(std::move(gradient)) {}
 
   TensorValue parameter_;
   SharedTensor value_;

@@ -9,7 +9,8 @@ namespace llm {
 namespace {
 
 // Views of the token IDs of one partition's documents, one per document.
-std::vector<std::span<const TokenId>> document_views(const std::vector<EncodedDocument>& documents) {
+std::vector<std::span<const TokenId>> document_views(
+    const std::vector<EncodedDocument>& documents) {
   std::vector<std::span<const TokenId>> views;
   views.reserve(documents.size());
   for (const EncodedDocument& document : documents) views.emplace_back(document.token_ids);

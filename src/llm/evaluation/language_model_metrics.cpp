@@ -39,7 +39,9 @@ namespace {
 
 // Whether a probability can be scored: a number in the closed interval [0, 1].
 // NaN fails both comparisons; -0.0 passes and counts as zero.
-bool is_probability(double value) { return value >= 0.0 && value <= 1.0; }
+bool is_probability(double value) {
+  return value >= 0.0 && value <= 1.0;
+}
 
 }  // namespace
 

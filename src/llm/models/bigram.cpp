@@ -33,7 +33,9 @@ std::string_view bigram_error_kind_name(BigramErrorKind kind) {
 
 BigramError::BigramError(BigramErrorKind kind, std::size_t vocabulary_size,
                          const std::string& message)
-    : Error("bigram", bigram_error_kind_name(kind), message), kind_(kind), vocabulary_size_(vocabulary_size) {}
+    : Error("bigram", bigram_error_kind_name(kind), message),
+      kind_(kind),
+      vocabulary_size_(vocabulary_size) {}
 
 BigramError BigramError::empty_vocabulary() {
   return BigramError(BigramErrorKind::EmptyVocabulary, 0,
@@ -60,9 +62,9 @@ BigramError BigramError::token_out_of_range_in_document(std::size_t vocabulary_s
                                                         std::size_t position) {
   BigramError error(BigramErrorKind::TokenOutOfRange, vocabulary_size,
                     "token ID " + std::to_string(token) + " at position " +
-                        std::to_string(position) + " of document " +
-                        std::to_string(document) + " is outside the vocabulary of " +
-                        std::to_string(vocabulary_size) + " tokens");
+                        std::to_string(position) + " of document " + std::to_string(document) +
+                        " is outside the vocabulary of " + std::to_string(vocabulary_size) +
+                        " tokens");
   error.token_ = token;
   error.document_ = document;
   error.position_ = position;
@@ -164,8 +166,7 @@ std::uint64_t BigramModel::count(TokenId from, TokenId to) const {
 
 std::span<const std::uint64_t> BigramModel::counts_row(TokenId from) const {
   const std::size_t row = checked_index(from, "current");
-  return std::span<const std::uint64_t>(counts_).subspan(row * vocabulary_size_,
-                                                         vocabulary_size_);
+  return std::span<const std::uint64_t>(counts_).subspan(row * vocabulary_size_, vocabulary_size_);
 }
 
 std::uint64_t BigramModel::row_total(TokenId from) const {

@@ -57,7 +57,7 @@ class BigramError : public Error {
   static BigramError invalid_alpha(std::size_t vocabulary_size, double alpha);
   static BigramError table_too_large(std::size_t vocabulary_size);
   static BigramError token_out_of_range_in_document(std::size_t vocabulary_size, TokenId token,
-                                                     std::size_t document, std::size_t position);
+                                                    std::size_t document, std::size_t position);
   static BigramError token_out_of_range_in_query(std::size_t vocabulary_size, TokenId token,
                                                  std::string_view role);
 

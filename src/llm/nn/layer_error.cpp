@@ -103,17 +103,16 @@ LayerError LayerError::bias_width_mismatch(Shape shape, std::size_t expected) {
 
 LayerError LayerError::input_rank(Shape shape) {
   return LayerError(LayerErrorKind::InputRank,
-                    "a linear input needs a feature axis, got a rank-zero value",
-                    std::move(shape));
+                    "a linear input needs a feature axis, got a rank-zero value", std::move(shape));
 }
 
 LayerError LayerError::input_width_mismatch(Shape shape, std::size_t expected) {
   const std::size_t actual = shape.back();
   const std::string text = shape_text(shape);
-  LayerError error(LayerErrorKind::InputWidthMismatch,
-                   "a linear input's last extent must be " + std::to_string(expected) +
-                       ", got shape " + text,
-                   std::move(shape));
+  LayerError error(
+      LayerErrorKind::InputWidthMismatch,
+      "a linear input's last extent must be " + std::to_string(expected) + ", got shape " + text,
+      std::move(shape));
   error.expected_ = expected;
   error.actual_ = actual;
   return error;

@@ -116,8 +116,8 @@ ParameterError ParameterError::update_count_mismatch(std::size_t expected, std::
 
 ParameterError ParameterError::snapshot_mismatch(std::string name, std::size_t index) {
   ParameterError error(ParameterErrorKind::SnapshotMismatch,
-                       "the snapshot's parameter " + std::to_string(index) + " is " +
-                           quoted(name) + ", which is not the set's parameter at that position");
+                       "the snapshot's parameter " + std::to_string(index) + " is " + quoted(name) +
+                           ", which is not the set's parameter at that position");
   error.name_ = std::move(name);
   error.index_ = index;
   return error;
@@ -126,8 +126,8 @@ ParameterError ParameterError::snapshot_mismatch(std::string name, std::size_t i
 ParameterError ParameterError::rejected_value(std::string name, std::size_t index,
                                               const Error& cause) {
   ParameterError error(ParameterErrorKind::RejectedValue,
-                       "the new value of parameter " + std::to_string(index) + " " +
-                           quoted(name) + " was rejected: " + cause.what());
+                       "the new value of parameter " + std::to_string(index) + " " + quoted(name) +
+                           " was rejected: " + cause.what());
   error.name_ = std::move(name);
   error.index_ = index;
   error.cause_kind_ = cause.kind_name();

@@ -3,11 +3,9 @@
 
 namespace llm {
 
-TensorGradientCheck check_parameter_gradient(const ParameterSet& parameters,
-                                             std::string_view name,
-                                             const std::function<TensorValue()>& loss,
-                                             double step, double tolerance,
-                                             std::size_t max_samples) {
+TensorGradientCheck check_parameter_gradient(const ParameterSet& parameters, std::string_view name,
+                                             const std::function<TensorValue()>& loss, double step,
+                                             double tolerance, std::size_t max_samples) {
   TensorValue parameter = parameters.at(name);  // a handle to the same node
   const ParameterSnapshot saved = parameters.snapshot();
   try {

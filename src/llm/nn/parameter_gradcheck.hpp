@@ -25,11 +25,9 @@ namespace llm {
 /// when anything throws (the exception is rethrown).
 /// @throws ParameterError UnknownName; TensorAutodiffError from the reverse
 ///         pass; GradCheckError as sampled_tensor_gradient_check.
-TensorGradientCheck check_parameter_gradient(const ParameterSet& parameters,
-                                             std::string_view name,
-                                             const std::function<TensorValue()>& loss,
-                                             double step, double tolerance,
-                                             std::size_t max_samples);
+TensorGradientCheck check_parameter_gradient(const ParameterSet& parameters, std::string_view name,
+                                             const std::function<TensorValue()>& loss, double step,
+                                             double tolerance, std::size_t max_samples);
 // endregion: check-parameter-gradient
 
 }  // namespace llm

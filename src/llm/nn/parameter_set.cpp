@@ -19,8 +19,8 @@ void validate_parameter_name(std::string_view name) {
       segment_empty = true;
       continue;
     }
-    const bool allowed = (byte >= 'a' && byte <= 'z') || (byte >= '0' && byte <= '9') ||
-                         byte == '_';
+    const bool allowed =
+        (byte >= 'a' && byte <= 'z') || (byte >= '0' && byte <= '9') || byte == '_';
     if (!allowed) throw ParameterError::invalid_name(std::string(name), index, byte);
     segment_empty = false;
   }
@@ -117,8 +117,8 @@ void ParameterSet::restore(const ParameterSnapshot& snapshot) const {
       throw ParameterError::snapshot_mismatch(snapshot.names_[index], index);
     }
     try {
-      update.prepared_.push_back(entry.parameter.prepare_restore(snapshot.values_[index],
-                                                                 snapshot.gradients_[index]));
+      update.prepared_.push_back(
+          entry.parameter.prepare_restore(snapshot.values_[index], snapshot.gradients_[index]));
     } catch (const TensorAutodiffError& error) {
       throw ParameterError::rejected_value(entry.name, index, error);
     }

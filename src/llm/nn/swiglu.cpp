@@ -24,7 +24,8 @@ std::string_view swiglu_error_kind_name(SwiGluErrorKind kind) {
 SwiGlu::SwiGlu(Linear gate, Linear up, Linear down)
     : gate_(std::move(gate)), up_(std::move(up)), down_(std::move(down)) {
   if (gate_.bias() || up_.bias() || down_.bias()) {
-    throw SwiGluError(SwiGluErrorKind::BiasNotAllowed, "a SwiGLU projection has a bias; the block has none");
+    throw SwiGluError(SwiGluErrorKind::BiasNotAllowed,
+                      "a SwiGLU projection has a bias; the block has none");
   }
   if (gate_.input_width() != up_.input_width()) {
     throw SwiGluError(SwiGluErrorKind::InputWidthMismatch,
@@ -33,18 +34,18 @@ SwiGlu::SwiGlu(Linear gate, Linear up, Linear down)
   }
   if (gate_.output_width() != up_.output_width()) {
     throw SwiGluError(SwiGluErrorKind::HiddenWidthMismatch,
-                      "gate writes " + std::to_string(gate_.output_width()) + " hidden features, up writes " +
-                          std::to_string(up_.output_width()));
+                      "gate writes " + std::to_string(gate_.output_width()) +
+                          " hidden features, up writes " + std::to_string(up_.output_width()));
   }
   if (down_.input_width() != gate_.output_width()) {
     throw SwiGluError(SwiGluErrorKind::DownWidthMismatch,
-                      "down reads " + std::to_string(down_.input_width()) + " features, the hidden width is " +
-                          std::to_string(gate_.output_width()));
+                      "down reads " + std::to_string(down_.input_width()) +
+                          " features, the hidden width is " + std::to_string(gate_.output_width()));
   }
 }
 
-SwiGlu SwiGlu::initialized(std::size_t input_width, std::size_t hidden_width, std::size_t output_width,
-                           SplitMix64& generator) {
+SwiGlu SwiGlu::initialized(std::size_t input_width, std::size_t hidden_width,
+                           std::size_t output_width, SplitMix64& generator) {
   SplitMix64 trial = generator;  // copied back only when all three exist
   Linear gate = Linear::initialized(input_width, hidden_width, Bias::No, trial);
   Linear up = Linear::initialized(input_width, hidden_width, Bias::No, trial);
@@ -60,7 +61,7 @@ SwiGluPass SwiGlu::forward_with_intermediates(const TensorValue& input) const {
   const TensorValue gate_preactivation = gate_.forward(input);  // checks the input first
   const TensorValue gate = gate_preactivation.silu();           // a * sigmoid(a)
   const TensorValue up = up_.forward(input);
-  const TensorValue product = gate.mul(up);                     // same shape: no broadcast
+  const TensorValue product = gate.mul(up);  // same shape: no broadcast
   return {gate_preactivation, gate, up, product, down_.forward(product)};
 }
 

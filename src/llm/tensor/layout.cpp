@@ -166,12 +166,12 @@ Layout Layout::matrix_transpose() const {
 // region: layout-permute
 Layout Layout::permute(const Axes& axes) const {
   std::vector<bool> seen(shape_.size(), false);
-  const bool valid = axes.size() == shape_.size() &&
-                     std::all_of(axes.begin(), axes.end(), [&](std::size_t axis) {
-                       if (axis >= seen.size() || seen[axis]) return false;
-                       seen[axis] = true;
-                       return true;
-                     });
+  const bool valid =
+      axes.size() == shape_.size() && std::all_of(axes.begin(), axes.end(), [&](std::size_t axis) {
+        if (axis >= seen.size() || seen[axis]) return false;
+        seen[axis] = true;
+        return true;
+      });
   if (!valid) throw TensorError::invalid_permutation(shape_, {axes.begin(), axes.end()});
   Layout result = *this;
   for (std::size_t i = 0; i < axes.size(); ++i) {

@@ -94,8 +94,7 @@ Tensor batched_product(const TensorView& left, const TensorView& right, Multiply
   }
   const Strides dense = row_major_strides(plan.batch);
   for_each_offset<3>(plan.batch, {dense, plan.left_batch, plan.right_batch},
-                     {0, left.offset(), right.offset()},
-                     [&](const std::array<std::size_t, 3>& at) {
+                     {0, left.offset(), right.offset()}, [&](const std::array<std::size_t, 3>& at) {
                        multiply(plan.rows, plan.depth, plan.columns, matrix_at(left, at[1]),
                                 matrix_at(right, at[2]), out + at[0] * matrix_size, plan.columns);
                      });

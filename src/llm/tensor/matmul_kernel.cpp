@@ -26,9 +26,9 @@ void microkernel_avx512(unsigned long, const double*, const double*, double*, un
 
 namespace {
 
-constexpr std::size_t kDepthBlock = 256;     // K values per packed slice
-constexpr std::size_t kRowPanels = 24;       // MR panels per packed block of A
-constexpr std::size_t kColumnBlock = 2048;   // columns per packed block of B
+constexpr std::size_t kDepthBlock = 256;    // K values per packed slice
+constexpr std::size_t kRowPanels = 24;      // MR panels per packed block of A
+constexpr std::size_t kColumnBlock = 2048;  // columns per packed block of B
 
 // region: microkernel-dispatch
 // The widest microkernel the CPU supports; every one gives the same bits, so
@@ -145,8 +145,8 @@ void multiply_matrices_with(const Microkernel& kernel, std::size_t rows, std::si
         for (std::size_t jr = 0; jr < nc; jr += nr) {
           for (std::size_t ir = 0; ir < mc; ir += mr) {
             update_tile(kernel, kc, packed_a.data() + ir * kc, packed_b.data() + jr * kc,
-                        c + (ic + ir) * c_row_stride + jc + jr, c_row_stride,
-                        std::min(mr, mc - ir), std::min(nr, nc - jr), accumulate);
+                        c + (ic + ir) * c_row_stride + jc + jr, c_row_stride, std::min(mr, mc - ir),
+                        std::min(nr, nc - jr), accumulate);
           }
         }
       }

@@ -1,10 +1,10 @@
 // Shared immutable storage with a layout, and the live-storage counters.
 #include "llm/tensor/shared_tensor.hpp"
 
-#include "llm/tensor/value_pool.hpp"
-
 #include <atomic>
 #include <utility>
+
+#include "llm/tensor/value_pool.hpp"
 
 namespace llm {
 namespace {
@@ -42,7 +42,8 @@ SharedTensor::SharedTensor() : SharedTensor(Tensor()) {}
 
 SharedTensor::SharedTensor(Tensor&& tensor)
     : storage_(std::make_shared<Storage>(std::move(tensor.values_))),
-      layout_(std::move(tensor.shape_)) {}  // the moved-from tensor may only be assigned or destroyed
+      layout_(std::move(tensor.shape_)) {
+}  // the moved-from tensor may only be assigned or destroyed
 
 SharedTensor::SharedTensor(std::shared_ptr<Storage> storage, Layout layout) noexcept
     : storage_(std::move(storage)), layout_(std::move(layout)) {}
@@ -64,7 +65,9 @@ double SharedTensor::at(std::span<const std::size_t> coordinate) const {
   return storage_->values[layout_.offset_of(coordinate)];
 }
 
-Tensor SharedTensor::materialize() const { return view().materialize(); }
+Tensor SharedTensor::materialize() const {
+  return view().materialize();
+}
 
 SharedTensor SharedTensor::transpose(std::size_t axis_a, std::size_t axis_b) const {
   return SharedTensor(storage_, layout_.transpose(axis_a, axis_b));
@@ -90,6 +93,8 @@ SharedTensor SharedTensor::contiguous() const {
   return SharedTensor(materialize());
 }
 
-double* SharedTensor::exclusive_storage() noexcept { return storage_->values.data(); }
+double* SharedTensor::exclusive_storage() noexcept {
+  return storage_->values.data();
+}
 
 }  // namespace llm

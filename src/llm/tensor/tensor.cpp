@@ -34,7 +34,9 @@ std::vector<double> allocate_values(const Shape& shape, std::size_t count) {
 
 Tensor::Tensor() : values_(1, 0.0) {}
 
-Tensor::~Tensor() { value_pool::give(std::move(values_)); }
+Tensor::~Tensor() {
+  value_pool::give(std::move(values_));
+}
 
 // region: tensor-construction
 Tensor::Tensor(Shape shape, std::vector<double> values)
@@ -58,7 +60,9 @@ Tensor Tensor::filled(Shape shape, double value) {
   return result;
 }
 
-Tensor Tensor::scalar(double value) { return Tensor({}, {value}); }
+Tensor Tensor::scalar(double value) {
+  return Tensor({}, {value});
+}
 
 // region: tensor-element-access
 double Tensor::at(std::span<const std::size_t> coordinate) const {
@@ -75,7 +79,9 @@ TensorView Tensor::view() const noexcept {
   return TensorView(values_, Layout(shape_));
 }
 
-Tensor::operator TensorView() const noexcept { return view(); }
+Tensor::operator TensorView() const noexcept {
+  return view();
+}
 
 MutableTensorView Tensor::mutable_view() noexcept {
   return MutableTensorView(values_, Layout(shape_));
@@ -89,8 +95,7 @@ void require_inside(const Layout& layout, std::size_t storage_size) {
   if (layout.size() == 0) return;
   const std::size_t end = layout.end_offset();
   if (end > storage_size) {
-    throw TensorError::view_out_of_bounds(layout.shape(), layout.strides(), end - 1,
-                                          storage_size);
+    throw TensorError::view_out_of_bounds(layout.shape(), layout.strides(), end - 1, storage_size);
   }
 }
 // endregion: view-bounds-check
@@ -160,13 +165,13 @@ Tensor TensorView::materialize() const {
   double* out = result.mutable_values().data();
   const double* in = storage_.data();
   const Strides dense = row_major_strides(shape());
-  for_each_run<2>(shape(), {dense, strides()}, {0, offset()},
-                  [&](std::array<std::size_t, 2> at, std::array<std::size_t, 2> step,
-                      std::size_t count) {
-                    for (std::size_t i = 0; i < count; ++i) {
-                      out[at[0] + i * step[0]] = in[at[1] + i * step[1]];
-                    }
-                  });
+  for_each_run<2>(
+      shape(), {dense, strides()}, {0, offset()},
+      [&](std::array<std::size_t, 2> at, std::array<std::size_t, 2> step, std::size_t count) {
+        for (std::size_t i = 0; i < count; ++i) {
+          out[at[0] + i * step[0]] = in[at[1] + i * step[1]];
+        }
+      });
   return result;
 }
 // endregion: materialize
@@ -179,7 +184,9 @@ MutableTensorView::MutableTensorView(std::span<double> storage, Layout layout)
   require_inside(layout_, storage_.size());
 }
 
-TensorView MutableTensorView::view() const noexcept { return TensorView(storage_, layout_); }
+TensorView MutableTensorView::view() const noexcept {
+  return TensorView(storage_, layout_);
+}
 
 double MutableTensorView::at(std::span<const std::size_t> coordinate) const {
   return storage_[layout_.offset_of(coordinate)];
@@ -191,11 +198,11 @@ void MutableTensorView::set(std::span<const std::size_t> coordinate, double valu
 
 void MutableTensorView::fill(double value) noexcept {
   double* out = storage_.data();
-  for_each_run<1>(shape(), {strides()}, {offset()},
-                  [&](std::array<std::size_t, 1> at, std::array<std::size_t, 1> step,
-                      std::size_t count) {
-                    for (std::size_t i = 0; i < count; ++i) out[at[0] + i * step[0]] = value;
-                  });
+  for_each_run<1>(
+      shape(), {strides()}, {offset()},
+      [&](std::array<std::size_t, 1> at, std::array<std::size_t, 1> step, std::size_t count) {
+        for (std::size_t i = 0; i < count; ++i) out[at[0] + i * step[0]] = value;
+      });
 }
 
 // region: copy-into-view
@@ -211,13 +218,13 @@ void MutableTensorView::copy_from(const TensorView& source) {
   const TensorView from = overlaps ? copy.view() : source;
   double* out = storage_.data();
   const double* in = from.storage().data();
-  for_each_run<2>(shape(), {strides(), from.strides()}, {offset(), from.offset()},
-                  [&](std::array<std::size_t, 2> at, std::array<std::size_t, 2> step,
-                      std::size_t count) {
-                    for (std::size_t i = 0; i < count; ++i) {
-                      out[at[0] + i * step[0]] = in[at[1] + i * step[1]];
-                    }
-                  });
+  for_each_run<2>(
+      shape(), {strides(), from.strides()}, {offset(), from.offset()},
+      [&](std::array<std::size_t, 2> at, std::array<std::size_t, 2> step, std::size_t count) {
+        for (std::size_t i = 0; i < count; ++i) {
+          out[at[0] + i * step[0]] = in[at[1] + i * step[1]];
+        }
+      });
 }
 // endregion: copy-into-view
 

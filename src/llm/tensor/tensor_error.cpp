@@ -7,32 +7,56 @@
 
 namespace llm {
 
-std::string shape_text(std::span<const std::size_t> extents) { return format_list(extents); }
+std::string shape_text(std::span<const std::size_t> extents) {
+  return format_list(extents);
+}
 
 std::string_view tensor_error_kind_name(TensorErrorKind kind) {
   switch (kind) {
-    case TensorErrorKind::ShapeOverflow: return "shape-overflow";
-    case TensorErrorKind::AllocationFailed: return "allocation-failed";
-    case TensorErrorKind::ValueCountMismatch: return "value-count-mismatch";
-    case TensorErrorKind::RankMismatch: return "rank-mismatch";
-    case TensorErrorKind::CoordinateOutOfBounds: return "coordinate-out-of-bounds";
-    case TensorErrorKind::OffsetOutOfBounds: return "offset-out-of-bounds";
-    case TensorErrorKind::ViewOutOfBounds: return "view-out-of-bounds";
-    case TensorErrorKind::NonContiguousView: return "non-contiguous-view";
-    case TensorErrorKind::NonContiguousReshape: return "non-contiguous-reshape";
-    case TensorErrorKind::InvalidAxis: return "invalid-axis";
-    case TensorErrorKind::InvalidPermutation: return "invalid-permutation";
-    case TensorErrorKind::InvalidSlice: return "invalid-slice";
-    case TensorErrorKind::ShapeMismatch: return "shape-mismatch";
-    case TensorErrorKind::EmptyAxis: return "empty-axis";
-    case TensorErrorKind::IncompatibleBroadcast: return "incompatible-broadcast";
-    case TensorErrorKind::ReshapeCountMismatch: return "reshape-count-mismatch";
-    case TensorErrorKind::MatMulRank: return "matmul-rank";
-    case TensorErrorKind::MatMulInnerMismatch: return "matmul-inner-mismatch";
-    case TensorErrorKind::TargetCountMismatch: return "target-count-mismatch";
-    case TensorErrorKind::EmptyTargets: return "empty-targets";
-    case TensorErrorKind::TargetOutOfRange: return "target-out-of-range";
-    case TensorErrorKind::NonFiniteValue: return "non-finite-value";
+    case TensorErrorKind::ShapeOverflow:
+      return "shape-overflow";
+    case TensorErrorKind::AllocationFailed:
+      return "allocation-failed";
+    case TensorErrorKind::ValueCountMismatch:
+      return "value-count-mismatch";
+    case TensorErrorKind::RankMismatch:
+      return "rank-mismatch";
+    case TensorErrorKind::CoordinateOutOfBounds:
+      return "coordinate-out-of-bounds";
+    case TensorErrorKind::OffsetOutOfBounds:
+      return "offset-out-of-bounds";
+    case TensorErrorKind::ViewOutOfBounds:
+      return "view-out-of-bounds";
+    case TensorErrorKind::NonContiguousView:
+      return "non-contiguous-view";
+    case TensorErrorKind::NonContiguousReshape:
+      return "non-contiguous-reshape";
+    case TensorErrorKind::InvalidAxis:
+      return "invalid-axis";
+    case TensorErrorKind::InvalidPermutation:
+      return "invalid-permutation";
+    case TensorErrorKind::InvalidSlice:
+      return "invalid-slice";
+    case TensorErrorKind::ShapeMismatch:
+      return "shape-mismatch";
+    case TensorErrorKind::EmptyAxis:
+      return "empty-axis";
+    case TensorErrorKind::IncompatibleBroadcast:
+      return "incompatible-broadcast";
+    case TensorErrorKind::ReshapeCountMismatch:
+      return "reshape-count-mismatch";
+    case TensorErrorKind::MatMulRank:
+      return "matmul-rank";
+    case TensorErrorKind::MatMulInnerMismatch:
+      return "matmul-inner-mismatch";
+    case TensorErrorKind::TargetCountMismatch:
+      return "target-count-mismatch";
+    case TensorErrorKind::EmptyTargets:
+      return "empty-targets";
+    case TensorErrorKind::TargetOutOfRange:
+      return "target-out-of-range";
+    case TensorErrorKind::NonFiniteValue:
+      return "non-finite-value";
   }
   return "unknown";
 }
@@ -41,16 +65,16 @@ TensorError::TensorError(TensorErrorKind kind, const std::string& message)
     : Error("tensor", tensor_error_kind_name(kind), message), kind_(kind) {}
 
 TensorError TensorError::shape_overflow(Shape shape) {
-  TensorError error(TensorErrorKind::ShapeOverflow,
-                    "tensor shape " + shape_text(shape) + " has more elements than size_t can count");
+  TensorError error(TensorErrorKind::ShapeOverflow, "tensor shape " + shape_text(shape) +
+                                                        " has more elements than size_t can count");
   error.shape_ = std::move(shape);
   return error;
 }
 
 TensorError TensorError::allocation_failed(Shape shape, std::size_t count) {
-  TensorError error(TensorErrorKind::AllocationFailed,
-                    "tensor shape " + shape_text(shape) + " needs " + std::to_string(count) +
-                        " values, more than memory can hold");
+  TensorError error(TensorErrorKind::AllocationFailed, "tensor shape " + shape_text(shape) +
+                                                           " needs " + std::to_string(count) +
+                                                           " values, more than memory can hold");
   error.shape_ = std::move(shape);
   error.expected_ = count;
   return error;
@@ -181,9 +205,8 @@ TensorError TensorError::invalid_slice(Shape shape, std::size_t axis, std::size_
 }
 
 TensorError TensorError::shape_mismatch(Shape shape, Shape other_shape) {
-  TensorError error(TensorErrorKind::ShapeMismatch,
-                    "shapes " + shape_text(shape) + " and " + shape_text(other_shape) +
-                        " must be equal");
+  TensorError error(TensorErrorKind::ShapeMismatch, "shapes " + shape_text(shape) + " and " +
+                                                        shape_text(other_shape) + " must be equal");
   error.shape_ = std::move(shape);
   error.other_shape_ = std::move(other_shape);
   return error;
@@ -270,9 +293,8 @@ TensorError TensorError::target_out_of_range(std::size_t group, std::size_t targ
 TensorError TensorError::non_finite_value(Shape shape, std::vector<std::size_t> coordinate,
                                           double value) {
   TensorError error(TensorErrorKind::NonFiniteValue,
-                    "value " + format_shortest(value) + " at coordinate " +
-                        shape_text(coordinate) + " of shape " + shape_text(shape) +
-                        " is not finite");
+                    "value " + format_shortest(value) + " at coordinate " + shape_text(coordinate) +
+                        " of shape " + shape_text(shape) + " is not finite");
   error.shape_ = std::move(shape);
   error.coordinate_ = std::move(coordinate);
   error.value_ = value;

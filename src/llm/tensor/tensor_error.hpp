@@ -14,10 +14,10 @@ namespace llm {
 
 /// What went wrong in a tensor operation.
 enum class TensorErrorKind {
-  ShapeOverflow,          ///< the product of a shape's nonzero extents does not fit in size_t
-  AllocationFailed,       ///< the element count fits in size_t, but memory cannot hold the values
-  ValueCountMismatch,     ///< a value list's length differs from the shape's element count
-  RankMismatch,           ///< a coordinate's (or a strides list's) rank differs from the tensor's rank
+  ShapeOverflow,       ///< the product of a shape's nonzero extents does not fit in size_t
+  AllocationFailed,    ///< the element count fits in size_t, but memory cannot hold the values
+  ValueCountMismatch,  ///< a value list's length differs from the shape's element count
+  RankMismatch,        ///< a coordinate's (or a strides list's) rank differs from the tensor's rank
   CoordinateOutOfBounds,  ///< a coordinate component is not smaller than its extent
   OffsetOutOfBounds,      ///< a flat offset is not smaller than the element count
   ViewOutOfBounds,        ///< a strided layout reaches an offset outside its storage

@@ -23,7 +23,9 @@ std::optional<TokenId> TokenizerLayout::merge_token_id(std::size_t rank) const {
 
 BpeTokenizer::BpeTokenizer(TokenizerLayout layout, std::vector<BpeMergeRule> rules,
                            std::vector<std::vector<std::uint8_t>> training_vocabulary)
-    : layout_(layout), rules_(std::move(rules)), training_vocabulary_(std::move(training_vocabulary)) {}
+    : layout_(layout),
+      rules_(std::move(rules)),
+      training_vocabulary_(std::move(training_vocabulary)) {}
 
 namespace {
 
@@ -106,12 +108,14 @@ std::vector<TokenId> BpeTokenizer::encode_content(std::string_view bytes) const 
       std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
 }
 
-BpeEncodingTrace BpeTokenizer::encode_content_with_trace(std::span<const std::uint8_t> bytes) const {
+BpeEncodingTrace BpeTokenizer::encode_content_with_trace(
+    std::span<const std::uint8_t> bytes) const {
   BpeEncodingTrace trace;
   for (std::uint8_t byte : bytes) trace.initial_tokens.push_back(layout_.byte_token_id(byte));
   trace.content_tokens = apply_ranked_merges(
-      trace.initial_tokens, [&](const BpeMergeRule& rule, std::size_t replacements,
-                                const std::vector<TokenId>& before, const std::vector<TokenId>& after) {
+      trace.initial_tokens,
+      [&](const BpeMergeRule& rule, std::size_t replacements, const std::vector<TokenId>& before,
+          const std::vector<TokenId>& after) {
         trace.applications.push_back({rule.rank, replacements, before, after});
       });
   return trace;

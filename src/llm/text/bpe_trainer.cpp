@@ -32,7 +32,7 @@ BpeTrainingError BpeTrainingError::too_many_merges(std::size_t requested) {
 }
 
 BpeTrainingError BpeTrainingError::document_count_mismatch(std::size_t documents,
-                                                          std::size_t sequences) {
+                                                           std::size_t sequences) {
   BpeTrainingError error(BpeTrainingErrorKind::DocumentCountMismatch,
                          std::to_string(documents) + " document ids were given for " +
                              std::to_string(sequences) + " sequences; each sequence needs one id");
@@ -60,7 +60,8 @@ std::vector<TokenId> bytes_to_tokens(std::span<const std::uint8_t> bytes) {
 std::vector<TokenId> bytes_to_tokens(std::string_view text) {
   std::vector<TokenId> tokens;
   tokens.reserve(text.size());
-  for (char c : text) tokens.push_back(static_cast<std::uint8_t>(c));  // the byte, not a signed char
+  for (char c : text)
+    tokens.push_back(static_cast<std::uint8_t>(c));  // the byte, not a signed char
   return tokens;
 }
 
@@ -68,7 +69,7 @@ std::vector<TokenId> bytes_to_tokens(std::string_view text) {
 std::map<TokenPair, std::size_t> count_adjacent_pairs(
     std::span<const std::vector<TokenId>> sequences) {
   std::map<TokenPair, std::size_t> counts;
-  for (const std::vector<TokenId>& sequence : sequences) {  // one document at a time
+  for (const std::vector<TokenId>& sequence : sequences) {   // one document at a time
     for (std::size_t i = 0; i + 1 < sequence.size(); ++i) {  // every position, overlaps included
       ++counts[TokenPair{sequence[i], sequence[i + 1]}];
     }
@@ -142,7 +143,8 @@ BpeTraining learn_merges(std::size_t max_merges, std::vector<std::string> docume
     const auto [pair, candidate_count] = *winner;
     const auto token_id = static_cast<TokenId>(training.vocabulary_.size());  // 256 + rank
 
-    std::vector<std::uint8_t> merged = training.vocabulary_[pair.left];  // bytes, not IDs, are joined
+    std::vector<std::uint8_t> merged =
+        training.vocabulary_[pair.left];  // bytes, not IDs, are joined
     const std::vector<std::uint8_t>& right = training.vocabulary_[pair.right];
     merged.insert(merged.end(), right.begin(), right.end());
 

@@ -127,8 +127,8 @@ std::optional<std::pair<TokenPair, std::size_t>> choose_most_frequent_pair(
 
 /// One sequence after one replacement pass, and how many pairs it replaced.
 struct PairReplacement {
-  std::vector<TokenId> tokens;    ///< the sequence after the pass
-  std::size_t replacements = 0;   ///< how many pairs it replaced
+  std::vector<TokenId> tokens;   ///< the sequence after the pass
+  std::size_t replacements = 0;  ///< how many pairs it replaced
 };
 
 /// Replaces `pair` by `replacement` scanning left to right: a match emits

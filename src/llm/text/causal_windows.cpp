@@ -20,20 +20,22 @@ std::string_view causal_window_error_kind_name(CausalWindowErrorKind kind) {
 
 CausalWindowError::CausalWindowError(CausalWindowErrorKind kind, const std::string& message,
                                      std::size_t context_length, std::size_t stride)
-    : Error("causal-windows", causal_window_error_kind_name(kind), message), kind_(kind), context_length_(context_length), stride_(stride) {}
+    : Error("causal-windows", causal_window_error_kind_name(kind), message),
+      kind_(kind),
+      context_length_(context_length),
+      stride_(stride) {}
 
 CausalWindowError CausalWindowError::zero_context_length(std::size_t stride) {
-  return CausalWindowError(CausalWindowErrorKind::ZeroContextLength,
-                           "context length must be positive, got 0 (stride " +
-                               std::to_string(stride) + ")",
-                           0, stride);
+  return CausalWindowError(
+      CausalWindowErrorKind::ZeroContextLength,
+      "context length must be positive, got 0 (stride " + std::to_string(stride) + ")", 0, stride);
 }
 
 CausalWindowError CausalWindowError::zero_stride(std::size_t context_length) {
-  return CausalWindowError(CausalWindowErrorKind::ZeroStride,
-                           "stride must be positive, got 0 (context length " +
-                               std::to_string(context_length) + ")",
-                           context_length, 0);
+  return CausalWindowError(
+      CausalWindowErrorKind::ZeroStride,
+      "stride must be positive, got 0 (context length " + std::to_string(context_length) + ")",
+      context_length, 0);
 }
 
 CausalWindowError CausalWindowError::context_length_overflow(std::size_t context_length,
@@ -57,7 +59,8 @@ CausalWindowConfig CausalWindowConfig::create(std::size_t context_length, std::s
 std::size_t CausalWindowConfig::window_count(std::size_t document_length) const noexcept {
   const std::size_t required = required_source_tokens();
   if (document_length < required) return 0;
-  return (document_length - required) / stride_ + 1;  // starts 0, S, ..., the last with T + 1 tokens
+  return (document_length - required) / stride_ +
+         1;  // starts 0, S, ..., the last with T + 1 tokens
 }
 // endregion: causal-window-count
 
@@ -65,7 +68,8 @@ std::size_t CausalWindowConfig::window_count(std::size_t document_length) const 
 CausalWindow CausalWindowConfig::window(std::span<const TokenId> tokens, std::size_t k) const {
   assert(k < window_count(tokens.size()));
   const std::size_t start = k * stride_;
-  return {start, tokens.subspan(start, context_length_), tokens.subspan(start + 1, context_length_)};
+  return {start, tokens.subspan(start, context_length_),
+          tokens.subspan(start + 1, context_length_)};
 }
 
 std::vector<CausalWindow> CausalWindowConfig::windows(std::span<const TokenId> tokens) const {

@@ -67,9 +67,9 @@ class CausalWindowError : public Error {
 /// One input/target pair, viewing the document it was cut from (no copy).
 /// Valid while that document's tokens are alive and unchanged.
 struct CausalWindow {
-  std::size_t start = 0;             ///< position of input[0] in the document
-  std::span<const TokenId> input;    ///< T tokens: z[start, start + T)
-  std::span<const TokenId> target;   ///< T tokens: z[start + 1, start + T + 1)
+  std::size_t start = 0;            ///< position of input[0] in the document
+  std::span<const TokenId> input;   ///< T tokens: z[start, start + T)
+  std::span<const TokenId> target;  ///< T tokens: z[start + 1, start + T + 1)
 };
 
 /// The suffix at the first candidate start that has fewer than T + 1 tokens.

@@ -81,7 +81,8 @@ void reject_unknown_fields(const Json& object, const std::array<const char*, N>&
                            const char* source, std::size_t position) {
   for (const auto& item : object.items()) {
     const std::string& key = item.key();
-    if (std::none_of(allowed.begin(), allowed.end(), [&](const char* name) { return key == name; })) {
+    if (std::none_of(allowed.begin(), allowed.end(),
+                     [&](const char* name) { return key == name; })) {
       throw CorpusError::invalid_field(source, position, key, "has an unknown field " + key);
     }
   }
@@ -111,8 +112,8 @@ bool is_kebab_identifier(std::string_view value) {
 // still count as empty.
 bool is_white_space(char32_t c) {
   return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 ||
-         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
-         c == 0x205F || c == 0x3000;
+         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F ||
+         c == 0x3000;
 }
 
 bool has_visible_text(std::string_view text) {
@@ -166,14 +167,16 @@ Corpus Corpus::from_json(std::string_view json_text) {
   for (std::size_t index = 0; index < documents.size(); ++index) {
     const Document& document = documents[index];
     const std::size_t position = index + 1;
-    for (const auto& [field, value] : {std::pair{"id", &document.id},
-                                       std::pair{"language", &document.language},
-                                       std::pair{"provenance_group", &document.provenance_group}}) {
-      if (!is_kebab_identifier(*value)) throw CorpusError::invalid_identifier(position, field, *value);
+    for (const auto& [field, value] :
+         {std::pair{"id", &document.id}, std::pair{"language", &document.language},
+          std::pair{"provenance_group", &document.provenance_group}}) {
+      if (!is_kebab_identifier(*value))
+        throw CorpusError::invalid_identifier(position, field, *value);
     }
     if (!has_visible_text(document.text)) throw CorpusError::empty_text(position, document.id);
     for (std::size_t earlier = 0; earlier < index; ++earlier) {
-      if (documents[earlier].id == document.id) throw CorpusError::duplicate_id(position, document.id);
+      if (documents[earlier].id == document.id)
+        throw CorpusError::duplicate_id(position, document.id);
       if (documents[earlier].text == document.text) {
         throw CorpusError::duplicate_text(position, document.id, documents[earlier].id);
       }
@@ -229,7 +232,8 @@ SplitManifest SplitManifest::from_json(std::string_view json_text) {
       throw CorpusError::invalid_field(kManifestSource, 0, field,
                                        "field " + field + " is not an array of strings");
     }
-    for (const Json& id : *list) ids[static_cast<std::size_t>(partition)].push_back(id.get<std::string>());
+    for (const Json& id : *list)
+      ids[static_cast<std::size_t>(partition)].push_back(id.get<std::string>());
   }
   return SplitManifest(version->get<std::uint64_t>(), std::move(checksum), std::move(strategy),
                        std::move(ids[0]), std::move(ids[1]), std::move(ids[2]));
@@ -285,8 +289,8 @@ CorpusPartitions SplitManifest::partition(const Corpus& corpus) const {
     const Partition here = assignment.at(document.id);
     const Partition there = assignment.at(first->second->id);
     if (!inserted && here != there) {
-      throw CorpusError::split_provenance_group(document.provenance_group, first->second->id,
-                                                there, document.id, here);
+      throw CorpusError::split_provenance_group(document.provenance_group, first->second->id, there,
+                                                document.id, here);
     }
   }
 

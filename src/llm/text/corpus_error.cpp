@@ -60,7 +60,9 @@ namespace {
 const char* const kCorpusSource = "corpus";
 const char* const kManifestSource = "split manifest";
 
-std::string label(Partition partition) { return std::string(partition_label(partition)); }
+std::string label(Partition partition) {
+  return std::string(partition_label(partition));
+}
 
 // "corpus document 3", the way every per-document message starts.
 std::string document_at(std::size_t position) {
@@ -70,7 +72,9 @@ std::string document_at(std::size_t position) {
 }  // namespace
 
 CorpusError::CorpusError(CorpusErrorKind kind, std::string source, const std::string& message)
-    : Error("corpus", corpus_error_kind_name(kind), message), kind_(kind), source_(std::move(source)) {}
+    : Error("corpus", corpus_error_kind_name(kind), message),
+      kind_(kind),
+      source_(std::move(source)) {}
 
 CorpusError CorpusError::invalid_json(std::string source, std::string parser_message) {
   CorpusError error(CorpusErrorKind::InvalidJson, source,
@@ -81,7 +85,8 @@ CorpusError CorpusError::invalid_json(std::string source, std::string parser_mes
 
 CorpusError CorpusError::invalid_field(std::string source, std::size_t document_position,
                                        std::string field, std::string problem) {
-  const std::string where = document_position > 0 ? document_at(document_position) : "the " + source;
+  const std::string where =
+      document_position > 0 ? document_at(document_position) : "the " + source;
   CorpusError error(CorpusErrorKind::InvalidField, source, where + " " + problem);
   error.document_position_ = document_position;
   error.field_ = std::move(field);
@@ -150,9 +155,9 @@ CorpusError CorpusError::unsupported_schema_version(std::uint64_t version) {
 }
 
 CorpusError CorpusError::unsupported_strategy(std::string strategy) {
-  CorpusError error(CorpusErrorKind::UnsupportedStrategy, kManifestSource,
-                    "unsupported split strategy " + strategy + " (expected " +
-                        std::string(kSplitStrategy) + ")");
+  CorpusError error(
+      CorpusErrorKind::UnsupportedStrategy, kManifestSource,
+      "unsupported split strategy " + strategy + " (expected " + std::string(kSplitStrategy) + ")");
   error.field_ = "strategy";
   error.expected_ = std::string(kSplitStrategy);
   error.actual_ = std::move(strategy);
@@ -161,9 +166,9 @@ CorpusError CorpusError::unsupported_strategy(std::string strategy) {
 
 CorpusError CorpusError::checksum_mismatch(std::string manifest_checksum,
                                            std::string actual_checksum) {
-  CorpusError error(CorpusErrorKind::ChecksumMismatch, kManifestSource,
-                    "corpus checksum mismatch: manifest=" + manifest_checksum +
-                        ", actual=" + actual_checksum);
+  CorpusError error(
+      CorpusErrorKind::ChecksumMismatch, kManifestSource,
+      "corpus checksum mismatch: manifest=" + manifest_checksum + ", actual=" + actual_checksum);
   error.field_ = "corpus_checksum";
   error.expected_ = std::move(manifest_checksum);
   error.actual_ = std::move(actual_checksum);
@@ -180,8 +185,7 @@ CorpusError CorpusError::empty_partition(Partition partition) {
 
 CorpusError CorpusError::unknown_document(Partition partition, std::string document_id) {
   CorpusError error(CorpusErrorKind::UnknownDocument, kManifestSource,
-                    "the " + label(partition) + " partition lists unknown document " +
-                        document_id);
+                    "the " + label(partition) + " partition lists unknown document " + document_id);
   error.field_ = label(partition);
   error.document_id_ = std::move(document_id);
   error.partition_ = partition;
@@ -220,8 +224,7 @@ CorpusError CorpusError::missing_document(std::string document_id) {
 }
 
 CorpusError CorpusError::split_provenance_group(std::string group, std::string document_id,
-                                                Partition partition,
-                                                std::string other_document_id,
+                                                Partition partition, std::string other_document_id,
                                                 Partition other_partition) {
   CorpusError error(CorpusErrorKind::SplitProvenanceGroup, kManifestSource,
                     "provenance group " + group + " is split: " + document_id + " is in " +

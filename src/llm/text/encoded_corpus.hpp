@@ -22,9 +22,9 @@ namespace llm {
 
 /// One document's token sequence with its identity.
 struct EncodedDocument {
-  std::string id;                   ///< the source document's id
-  Partition partition;              ///< the partition it was assigned to in chapter 2
-  std::vector<TokenId> token_ids;   ///< [BOS, content..., EOS]
+  std::string id;                  ///< the source document's id
+  Partition partition;             ///< the partition it was assigned to in chapter 2
+  std::vector<TokenId> token_ids;  ///< [BOS, content..., EOS]
 
   /// Every pair of this document (views into token_ids).
   std::vector<CausalWindow> windows(const CausalWindowConfig& config) const {

@@ -31,8 +31,9 @@ TextUnitError TextUnitError::invalid_utf8(std::size_t byte_offset) {
 
 TextUnitError TextUnitError::invalid_scalar(std::uint32_t value) {
   TextUnitError error(TextUnitErrorKind::InvalidScalar,
-                      scalar_label(value) + " is not a Unicode scalar value (a surrogate or above "
-                                            "U+10FFFF), so UTF-8 cannot encode it");
+                      scalar_label(value) +
+                          " is not a Unicode scalar value (a surrogate or above "
+                          "U+10FFFF), so UTF-8 cannot encode it");
   error.value_ = value;
   return error;
 }
@@ -41,8 +42,8 @@ TextUnitError TextUnitError::token_id_out_of_range(std::size_t position, std::si
                                                    std::size_t max_id) {
   TextUnitError error(TextUnitErrorKind::TokenIdOutOfRange,
                       "token ID " + std::to_string(token_id) + " at position " +
-                          std::to_string(position) + " is outside vocabulary range 0..=" +
-                          std::to_string(max_id));
+                          std::to_string(position) +
+                          " is outside vocabulary range 0..=" + std::to_string(max_id));
   error.position_ = position;
   error.token_id_ = token_id;
   error.max_id_ = max_id;
@@ -61,7 +62,9 @@ struct DecodedScalar {
   std::size_t length;
 };
 
-bool is_continuation(std::uint8_t byte) { return (byte & 0xC0) == 0x80; }
+bool is_continuation(std::uint8_t byte) {
+  return (byte & 0xC0) == 0x80;
+}
 
 // region: utf8-decode-one
 // Decodes the sequence starting at bytes[offset], or nothing when it is

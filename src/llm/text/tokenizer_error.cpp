@@ -33,10 +33,10 @@ TokenizerError::TokenizerError(TokenizerErrorKind kind, const std::string& messa
     : Error("tokenizer", tokenizer_error_kind_name(kind), message), kind_(kind) {}
 
 TokenizerError TokenizerError::layout_overflow(std::size_t merge_count) {
-  TokenizerError error(TokenizerErrorKind::LayoutOverflow,
-                       std::to_string(merge_count) + " merge ranks do not fit tokenizer layout version " +
-                           std::to_string(kTokenizerLayoutVersion) +
-                           ": the last token ID would exceed 32 bits");
+  TokenizerError error(
+      TokenizerErrorKind::LayoutOverflow,
+      std::to_string(merge_count) + " merge ranks do not fit tokenizer layout version " +
+          std::to_string(kTokenizerLayoutVersion) + ": the last token ID would exceed 32 bits");
   error.merge_count_ = merge_count;
   return error;
 }
@@ -78,9 +78,9 @@ TokenizerError TokenizerError::unknown_token(std::size_t position, TokenId token
 }
 
 TokenizerError TokenizerError::document_too_short(std::size_t length) {
-  TokenizerError error(TokenizerErrorKind::DocumentTooShort,
-                       "a document of " + std::to_string(length) +
-                           " token IDs cannot hold both BOS and EOS");
+  TokenizerError error(
+      TokenizerErrorKind::DocumentTooShort,
+      "a document of " + std::to_string(length) + " token IDs cannot hold both BOS and EOS");
   error.length_ = length;
   return error;
 }

@@ -59,7 +59,8 @@ std::vector<std::string> sorted_names(const ParameterSet& parameters) {
   return {names.begin(), names.end()};
 }
 
-double checked(double value, const std::string& name, std::size_t element, std::string_view quantity) {
+double checked(double value, const std::string& name, std::size_t element,
+               std::string_view quantity) {
   if (!std::isfinite(value)) {
     throw AdamWError(AdamWErrorKind::NonFiniteArithmetic,
                      "the " + std::string(quantity) + " of parameter '" + name + "' at element " +
@@ -75,7 +76,8 @@ AdamWConfig AdamWConfig::create(double learning_rate, double beta1, double beta2
                                 double weight_decay) {
   // region: adamw-configuration-checks
   if (!std::isfinite(learning_rate) || learning_rate <= 0.0) {
-    throw invalid(AdamWErrorKind::InvalidLearningRate, "the learning rate must be finite and positive", learning_rate);
+    throw invalid(AdamWErrorKind::InvalidLearningRate,
+                  "the learning rate must be finite and positive", learning_rate);
   }
   if (!std::isfinite(beta1) || beta1 < 0.0 || beta1 >= 1.0) {
     throw invalid(AdamWErrorKind::InvalidBeta1, "beta1 must be finite and in [0, 1)", beta1);
@@ -87,18 +89,19 @@ AdamWConfig AdamWConfig::create(double learning_rate, double beta1, double beta2
     throw invalid(AdamWErrorKind::InvalidEpsilon, "epsilon must be finite and positive", epsilon);
   }
   if (!std::isfinite(weight_decay) || weight_decay < 0.0) {
-    throw invalid(AdamWErrorKind::InvalidWeightDecay, "the weight decay must be finite and non-negative",
-                  weight_decay);
+    throw invalid(AdamWErrorKind::InvalidWeightDecay,
+                  "the weight decay must be finite and non-negative", weight_decay);
   }
   // endregion: adamw-configuration-checks
   // The product the step really uses, as a double: it must shrink a decayed
   // parameter by a fraction strictly between 0 and 1.
   const double product = learning_rate * weight_decay;
   if (weight_decay != 0.0 && (!std::isfinite(product) || product <= 0.0 || product >= 1.0)) {
-    throw AdamWError(AdamWErrorKind::InvalidDecayProduct,
-                     "with positive weight decay, learning_rate * weight_decay must lie in (0, 1), got " +
-                         format_shortest(learning_rate) + " * " + format_shortest(weight_decay) + " = " +
-                         format_shortest(product));
+    throw AdamWError(
+        AdamWErrorKind::InvalidDecayProduct,
+        "with positive weight decay, learning_rate * weight_decay must lie in (0, 1), got " +
+            format_shortest(learning_rate) + " * " + format_shortest(weight_decay) + " = " +
+            format_shortest(product));
   }
   return AdamWConfig(learning_rate, beta1, beta2, epsilon, weight_decay);
 }
@@ -107,9 +110,12 @@ AdamWConfig AdamWConfig::create(double learning_rate, double beta1, double beta2
 AdamWParameterGroups AdamWParameterGroups::create(const std::vector<std::string>& decay,
                                                   const std::vector<std::string>& no_decay) {
   AdamWParameterGroups groups;
-  const auto collect = [](const std::vector<std::string>& names, std::string_view group, std::set<std::string>& into) {
+  const auto collect = [](const std::vector<std::string>& names, std::string_view group,
+                          std::set<std::string>& into) {
     for (const std::string& name : names) {
-      if (name.empty()) throw AdamWError(AdamWErrorKind::InvalidGroupedName, "the " + std::string(group) + " group lists an empty name");
+      if (name.empty())
+        throw AdamWError(AdamWErrorKind::InvalidGroupedName,
+                         "the " + std::string(group) + " group lists an empty name");
       if (!into.insert(name).second) {
         throw AdamWError(AdamWErrorKind::InvalidGroupedName,
                          "'" + name + "' is listed twice in the " + std::string(group) + " group");
@@ -119,11 +125,13 @@ AdamWParameterGroups AdamWParameterGroups::create(const std::vector<std::string>
   collect(decay, "decay", groups.decay_);
   collect(no_decay, "no-decay", groups.no_decay_);
   if (groups.decay_.empty() && groups.no_decay_.empty()) {
-    throw AdamWError(AdamWErrorKind::EmptyParameterGroups, "the parameter groups name no parameter");
+    throw AdamWError(AdamWErrorKind::EmptyParameterGroups,
+                     "the parameter groups name no parameter");
   }
   for (const std::string& name : groups.decay_) {
     if (groups.no_decay_.contains(name)) {
-      throw AdamWError(AdamWErrorKind::NameInBothGroups, "'" + name + "' is in both the decay and the no-decay group");
+      throw AdamWError(AdamWErrorKind::NameInBothGroups,
+                       "'" + name + "' is in both the decay and the no-decay group");
     }
   }
   return groups;
@@ -150,19 +158,23 @@ std::uint64_t AdamW::step(const ParameterSet& parameters) {
   return prepare_and_commit(parameters, false).step;
 }
 
-AdamWStep AdamW::step_with_trace(const ParameterSet& parameters) { return prepare_and_commit(parameters, true); }
+AdamWStep AdamW::step_with_trace(const ParameterSet& parameters) {
+  return prepare_and_commit(parameters, true);
+}
 
 // region: transactional-adamw-step
 AdamWStep AdamW::prepare_and_commit(const ParameterSet& parameters, bool keep_trace) {
   // region: adamw-step-name-checks
-  if (parameters.empty()) throw AdamWError(AdamWErrorKind::EmptyParameterSet, "an AdamW step needs a parameter");
+  if (parameters.empty())
+    throw AdamWError(AdamWErrorKind::EmptyParameterSet, "an AdamW step needs a parameter");
   const std::vector<std::string> names = sorted_names(parameters);
   // The grouped names, else the names that own moments, else (first step) any.
   const std::vector<std::string> expected =
       groups_ ? groups_->names() : (step_count_ > 0 ? parameter_names() : names);
   if (names != expected) {
-    throw AdamWError(AdamWErrorKind::ParameterSetChanged,
-                     "parameter-name set changed from " + quoted_names(expected) + " to " + quoted_names(names));
+    throw AdamWError(
+        AdamWErrorKind::ParameterSetChanged,
+        "parameter-name set changed from " + quoted_names(expected) + " to " + quoted_names(names));
   }
   // endregion: adamw-step-name-checks
 
@@ -177,31 +189,41 @@ AdamWStep AdamW::prepare_and_commit(const ParameterSet& parameters, bool keep_tr
   std::vector<Tensor> next_values;
   for (const NamedParameter& entry : parameters) {
     const Tensor before = entry.parameter.value().materialize();
-    const Tensor& gradient = *entry.parameter.gradient();  // a set holds parameters only: always present
-    AdamWMoments moments = step_count_ == 0
-        ? AdamWMoments{before.shape(), std::vector<double>(before.size(), 0.0), std::vector<double>(before.size(), 0.0)}
-        : moments_.find(entry.name)->second;
+    const Tensor& gradient =
+        *entry.parameter.gradient();  // a set holds parameters only: always present
+    AdamWMoments moments =
+        step_count_ == 0 ? AdamWMoments{before.shape(), std::vector<double>(before.size(), 0.0),
+                                        std::vector<double>(before.size(), 0.0)}
+                         : moments_.find(entry.name)->second;
     if (moments.shape != before.shape()) {
-      throw AdamWError(AdamWErrorKind::ParameterShapeChanged,
-                       "parameter '" + entry.name + "' changed shape since its moments were created");
+      throw AdamWError(
+          AdamWErrorKind::ParameterShapeChanged,
+          "parameter '" + entry.name + "' changed shape since its moments were created");
     }
     const bool decays = !groups_ || groups_->decays(entry.name);
     const double decay_product = decays ? config_.learning_rate() * config_.weight_decay() : 0.0;
-    AdamWParameterUpdate update{entry.name, before.shape(), decays, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+    AdamWParameterUpdate update{entry.name, before.shape(), decays, {}, {}, {}, {}, {}, {}, {}, {},
+                                {}};
     std::vector<double> after(before.size());
     for (std::size_t i = 0; i < before.size(); ++i) {
       // region: adamw-element-update
       const double theta = before.values()[i];
       const double g = gradient.values()[i];
-      const double m = checked(config_.beta1() * moments.first[i] + (1.0 - config_.beta1()) * g, entry.name, i, "first moment");
+      const double m = checked(config_.beta1() * moments.first[i] + (1.0 - config_.beta1()) * g,
+                               entry.name, i, "first moment");
       const double g_squared = checked(g * g, entry.name, i, "squared gradient");
-      const double v = checked(config_.beta2() * moments.second[i] + (1.0 - config_.beta2()) * g_squared, entry.name, i,
-                               "second moment");
-      const double m_hat = checked(m / result.first_correction, entry.name, i, "corrected first moment");
-      const double v_hat = checked(v / result.second_correction, entry.name, i, "corrected second moment");
-      const double adaptive = checked(config_.learning_rate() * (m_hat / (std::sqrt(v_hat) + config_.epsilon())),
-                                      entry.name, i, "adaptive delta");
-      const double decay = checked(decay_product * theta, entry.name, i, "decay delta");  // never enters m or v
+      const double v =
+          checked(config_.beta2() * moments.second[i] + (1.0 - config_.beta2()) * g_squared,
+                  entry.name, i, "second moment");
+      const double m_hat =
+          checked(m / result.first_correction, entry.name, i, "corrected first moment");
+      const double v_hat =
+          checked(v / result.second_correction, entry.name, i, "corrected second moment");
+      const double adaptive =
+          checked(config_.learning_rate() * (m_hat / (std::sqrt(v_hat) + config_.epsilon())),
+                  entry.name, i, "adaptive delta");
+      const double decay =
+          checked(decay_product * theta, entry.name, i, "decay delta");  // never enters m or v
       after[i] = checked(theta - adaptive - decay, entry.name, i, "updated value");
       // endregion: adamw-element-update
       moments.first[i] = m;

@@ -99,7 +99,10 @@ class AdamWConfig {
 
  private:
   AdamWConfig(double learning_rate, double beta1, double beta2, double epsilon, double weight_decay)
-      : learning_rate_(learning_rate), beta1_(beta1), beta2_(beta2), epsilon_(epsilon),
+      : learning_rate_(learning_rate),
+        beta1_(beta1),
+        beta2_(beta2),
+        epsilon_(epsilon),
         weight_decay_(weight_decay) {}
   double learning_rate_, beta1_, beta2_, epsilon_, weight_decay_;
 };
@@ -144,11 +147,11 @@ struct AdamWMoments {
 /// Every intermediate of one parameter's update, for chapter 22's demo and
 /// its figures. Vectors have one entry per element of the parameter.
 struct AdamWParameterUpdate {
-  std::string name;                ///< the parameter's full name
-  Shape shape;                     ///< its shape
-  bool decay_applied = false;      ///< in the decay group (lambda > 0 applies)
-  std::vector<double> before;      ///< theta_{t-1}
-  std::vector<double> gradient;    ///< g_t (the stored gradient, unchanged by the step)
+  std::string name;              ///< the parameter's full name
+  Shape shape;                   ///< its shape
+  bool decay_applied = false;    ///< in the decay group (lambda > 0 applies)
+  std::vector<double> before;    ///< theta_{t-1}
+  std::vector<double> gradient;  ///< g_t (the stored gradient, unchanged by the step)
   std::vector<double> first_moment, second_moment;                      ///< m_t, v_t
   std::vector<double> corrected_first_moment, corrected_second_moment;  ///< m^_t, v^_t
   std::vector<double> adaptive_delta;  ///< eta m^_t / (sqrt(v^_t) + epsilon)
@@ -158,9 +161,9 @@ struct AdamWParameterUpdate {
 
 /// One committed step with its intermediates (AdamW::step_with_trace).
 struct AdamWStep {
-  std::uint64_t step = 0;          ///< t, counted from 1
-  double first_correction = 0.0;   ///< 1 - beta1^t
-  double second_correction = 0.0;  ///< 1 - beta2^t
+  std::uint64_t step = 0;                     ///< t, counted from 1
+  double first_correction = 0.0;              ///< 1 - beta1^t
+  double second_correction = 0.0;             ///< 1 - beta2^t
   std::vector<AdamWParameterUpdate> updates;  ///< in the set's order
 };
 
@@ -172,7 +175,8 @@ class AdamW {
   explicit AdamW(AdamWConfig config) : config_(config) {}
   /// Parameters decay as `groups` says; every set stepped must hold exactly
   /// the grouped names.
-  AdamW(AdamWConfig config, AdamWParameterGroups groups) : config_(config), groups_(std::move(groups)) {}
+  AdamW(AdamWConfig config, AdamWParameterGroups groups)
+      : config_(config), groups_(std::move(groups)) {}
 
   /// One step over every parameter of `parameters`, reading each stored
   /// gradient (which the step leaves in place: clear it with zero_grad()

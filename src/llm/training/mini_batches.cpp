@@ -45,8 +45,8 @@ namespace {
 
 BatchError width_mismatch(std::size_t expected, std::size_t actual) {
   return BatchError(BatchErrorKind::GradientWidthMismatch,
-                    "gradient width " + std::to_string(actual) + " does not match the accumulator's " +
-                        std::to_string(expected));
+                    "gradient width " + std::to_string(actual) +
+                        " does not match the accumulator's " + std::to_string(expected));
 }
 
 // region: batch-document-validation
@@ -77,7 +77,8 @@ void validate_documents(Partition partition, std::span<const BatchDocument> docu
 }  // namespace
 
 MiniBatchConfig MiniBatchConfig::create(std::size_t batch_size, BatchOrder order) {
-  if (batch_size == 0) throw BatchError(BatchErrorKind::ZeroBatchSize, "batch size must be positive, got 0");
+  if (batch_size == 0)
+    throw BatchError(BatchErrorKind::ZeroBatchSize, "batch size must be positive, got 0");
   return MiniBatchConfig(batch_size, order);
 }
 
@@ -116,7 +117,8 @@ MiniBatchEpoch MiniBatchEpoch::build(Partition partition, std::span<const BatchD
   for (const BatchDocument& document : documents) {
     const std::size_t count = window_config.window_count(document.token_ids.size());
     if (count > std::numeric_limits<std::size_t>::max() - window_count) {
-      throw BatchError(BatchErrorKind::CountOverflow, "the total window count does not fit in size_t");
+      throw BatchError(BatchErrorKind::CountOverflow,
+                       "the total window count does not fit in size_t");
     }
     window_count += count;
   }
@@ -145,7 +147,8 @@ MiniBatchEpoch MiniBatchEpoch::build(Partition partition, std::span<const BatchD
   epoch.window_count_ = window_count;
   const std::size_t T = window_config.context_length();
   for (std::size_t first = 0; first < window_count; first += config.batch_size()) {
-    const std::size_t width = std::min(config.batch_size(), window_count - first);  // the last may be short
+    const std::size_t width =
+        std::min(config.batch_size(), window_count - first);  // the last may be short
     MiniBatch batch;
     batch.context_length_ = T;
     batch.inputs_.reserve(width * T);
@@ -166,27 +169,33 @@ MiniBatchEpoch MiniBatchEpoch::build(Partition partition, std::span<const BatchD
 
 TokenContribution TokenContribution::create(double loss, std::vector<double> gradient) {
   if (!std::isfinite(loss)) {
-    throw BatchError(BatchErrorKind::NonFiniteLoss, "token loss must be finite, got " + format_shortest(loss));
+    throw BatchError(BatchErrorKind::NonFiniteLoss,
+                     "token loss must be finite, got " + format_shortest(loss));
   }
-  if (gradient.empty()) throw BatchError(BatchErrorKind::ZeroGradientWidth, "a token gradient needs a coordinate");
+  if (gradient.empty())
+    throw BatchError(BatchErrorKind::ZeroGradientWidth, "a token gradient needs a coordinate");
   for (std::size_t i = 0; i < gradient.size(); ++i) {
     if (!std::isfinite(gradient[i])) {
-      throw BatchError(BatchErrorKind::NonFiniteGradient, "token gradient coordinate " + std::to_string(i) +
-                                                              " must be finite, got " + format_shortest(gradient[i]));
+      throw BatchError(BatchErrorKind::NonFiniteGradient,
+                       "token gradient coordinate " + std::to_string(i) + " must be finite, got " +
+                           format_shortest(gradient[i]));
     }
   }
   return TokenContribution(loss, std::move(gradient));
 }
 
 TokenMeanAccumulator TokenMeanAccumulator::create(std::size_t width) {
-  if (width == 0) throw BatchError(BatchErrorKind::ZeroGradientWidth, "an accumulator needs a coordinate");
+  if (width == 0)
+    throw BatchError(BatchErrorKind::ZeroGradientWidth, "an accumulator needs a coordinate");
   return TokenMeanAccumulator(width);
 }
 
 // region: token-mean-accumulation
-void TokenMeanAccumulator::add_checked(double loss, std::span<const double> gradient, std::size_t count) {
+void TokenMeanAccumulator::add_checked(double loss, std::span<const double> gradient,
+                                       std::size_t count) {
   // region: accumulation-checks
-  if (gradient.size() != gradient_sums_.size()) throw width_mismatch(gradient_sums_.size(), gradient.size());
+  if (gradient.size() != gradient_sums_.size())
+    throw width_mismatch(gradient_sums_.size(), gradient.size());
   if (count > std::numeric_limits<std::size_t>::max() - token_count_) {
     throw BatchError(BatchErrorKind::CountOverflow, "the token count does not fit in size_t");
   }
@@ -217,7 +226,8 @@ void TokenMeanAccumulator::merge(const TokenMeanAccumulator& other) {
 }
 
 TokenMean TokenMeanAccumulator::finish() const {
-  if (token_count_ == 0) throw BatchError(BatchErrorKind::EmptyAccumulator, "no target token to average over");
+  if (token_count_ == 0)
+    throw BatchError(BatchErrorKind::EmptyAccumulator, "no target token to average over");
   const double denominator = static_cast<double>(token_count_);
   TokenMean mean;
   mean.token_count_ = token_count_;
@@ -235,8 +245,10 @@ TokenMean MiniBatch::average(std::span<const TokenContribution> contributions) c
                      "the batch has " + std::to_string(token_count()) + " target tokens, got " +
                          std::to_string(contributions.size()) + " contributions");
   }
-  if (contributions.empty()) throw BatchError(BatchErrorKind::EmptyAccumulator, "no target token to average over");
-  TokenMeanAccumulator accumulator = TokenMeanAccumulator::create(contributions.front().gradient().size());
+  if (contributions.empty())
+    throw BatchError(BatchErrorKind::EmptyAccumulator, "no target token to average over");
+  TokenMeanAccumulator accumulator =
+      TokenMeanAccumulator::create(contributions.front().gradient().size());
   for (const TokenContribution& contribution : contributions) accumulator.add_token(contribution);
   return accumulator.finish();
 }

@@ -88,7 +88,8 @@ class MiniBatchConfig {
   BatchOrder order() const noexcept { return order_; }
 
  private:
-  MiniBatchConfig(std::size_t batch_size, BatchOrder order) : batch_size_(batch_size), order_(order) {}
+  MiniBatchConfig(std::size_t batch_size, BatchOrder order)
+      : batch_size_(batch_size), order_(order) {}
   std::size_t batch_size_;
   BatchOrder order_;
 };
@@ -169,7 +170,8 @@ class MiniBatchEpoch {
   /// @throws BatchError EmptyDocumentId, PartitionMismatch (a document
   ///         outside `partition`), DuplicateDocumentId, then CountOverflow.
   static MiniBatchEpoch build(Partition partition, std::span<const BatchDocument> documents,
-                              const CausalWindowConfig& window_config, const MiniBatchConfig& config);
+                              const CausalWindowConfig& window_config,
+                              const MiniBatchConfig& config);
 
   /// The partition every window comes from.
   Partition partition() const noexcept { return partition_; }
