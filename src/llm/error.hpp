@@ -20,6 +20,11 @@
 //      one named field of it into text.
 // `KindedError<Traits>` then builds the class: `kind()`, `evidence()`, and a
 // message filled from the table. See src/llm/nn/layer_error.hpp.
+//
+// A hole may also name a value the area computes from several fields: the
+// extent a coordinate overran, a node named with its optional label, the one
+// clause of a sentence that depends on which evidence is present. The area's
+// `field_text` computes it, so the table still holds every sentence.
 #pragma once
 
 #include <array>
@@ -139,8 +144,8 @@ class KindedError : public Error {
   using Evidence = typename Traits::Evidence;
 
   /// An error of `kind` about `evidence`; fields the kind does not use keep
-  /// their defaults (empty or zero).
-  KindedError(Kind kind, Evidence evidence)
+  /// their defaults (empty or zero), and a kind without evidence omits it.
+  explicit KindedError(Kind kind, Evidence evidence = {})
       : Error(Traits::area, spec(kind).name, message(kind, evidence)),
         kind_(kind),
         evidence_(std::move(evidence)) {}
@@ -157,8 +162,15 @@ class KindedError : public Error {
   static_assert(kinds_in_enum_order(Traits::kinds),
                 "an area's kind table must list every kind once, in enum order");
 
+  // A kind added to the enum but not to the table is a bug the tests meet
+  // first (they build every kind); it must not read past the table.
   static constexpr const ErrorKindSpec<Kind>& spec(Kind kind) {
-    return Traits::kinds[static_cast<std::size_t>(kind)];
+    const auto index = static_cast<std::size_t>(kind);
+    if (index >= Traits::kinds.size()) {
+      throw std::logic_error("the " + std::string(Traits::area) + " error table has no row " +
+                             std::to_string(index));
+    }
+    return Traits::kinds[index];
   }
   static std::string message(Kind kind, const Evidence& evidence) {
     return error_detail::fill(spec(kind).message, [&](std::string_view field) {
