@@ -181,7 +181,7 @@ Json trace_json(const ch10::WorkedExample& example, const Tensor& scalar_broadca
   Json errors = Json::array();
   for (const Rejection& rejection : rejections) {
     errors.push_back({{"request", rejection.request},
-                      {"kind", llm::tensor_error_kind_name(rejection.error.kind())},
+                      {"kind", rejection.error.kind_name()},
                       {"shape", rejection.error.shape()},
                       {"other_shape", rejection.error.other_shape()},
                       {"axis", rejection.error.axis()},

@@ -218,7 +218,7 @@ Json trace_json(const ch12::WorkedExample& example, const std::vector<double>& l
   Json errors = Json::array();
   for (const Rejection& rejection : rejections) {
     errors.push_back({{"request", rejection.request},
-                      {"kind", llm::tensor_error_kind_name(rejection.error.kind())},
+                      {"kind", rejection.error.kind_name()},
                       {"message", rejection.error.what()},
                       {"printed", rejection_text(rejection.error, ch12::kClassAxis)}});
   }

@@ -371,7 +371,8 @@ TEST(GradCheckErrors, SamplerRejectsZeroSamplesOverflowEmptyAndUnallocatableRequ
 }
 
 TEST(GradCheckErrors, TensorAccessWrapsTheTensorErrorMessage) {
-  const TensorError cause = TensorError::offset_out_of_bounds({2, 3}, 6, 6);
+  const TensorError cause(TensorErrorKind::OffsetOutOfBounds,
+                          {.shape = {2, 3}, .index = 6, .expected = 6});
   const GradCheckError error = GradCheckError::tensor_access(cause);
   EXPECT_EQ(error.kind(), GradCheckErrorKind::TensorAccess);
   EXPECT_EQ(error.tensor_error_kind(), TensorErrorKind::OffsetOutOfBounds);
