@@ -149,7 +149,7 @@ TEST(BigramErrors, EmptyVocabularyIsCheckedFirst) {
   const auto error =
       capture_error<BigramError>([] { BigramModel::fit(0, std::nan(""), kDocuments); });
   EXPECT_EQ(error->kind(), BigramErrorKind::EmptyVocabulary);
-  EXPECT_EQ(bigram_error_kind_name(error->kind()), "empty-vocabulary");
+  EXPECT_EQ(error->kind_name(), "empty-vocabulary");
   EXPECT_STREQ(error->what(), "a bigram model needs a vocabulary of at least one token, but V = 0");
 }
 

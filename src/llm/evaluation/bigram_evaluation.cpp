@@ -28,8 +28,11 @@ LanguageModelMetrics score_bigram_documents(const BigramModel& model,
     for (std::size_t position = 0; position < documents[document].size(); ++position) {
       const TokenId token = documents[document][position];
       if (token >= model.vocabulary_size()) {
-        throw BigramError::token_out_of_range_in_document(model.vocabulary_size(), token, document,
-                                                          position);
+        throw BigramError(BigramErrorKind::TokenOutOfRange,
+                          {.vocabulary_size = model.vocabulary_size(),
+                           .token = token,
+                           .document = document,
+                           .position = position});
       }
     }
   }

@@ -60,6 +60,8 @@ std::string_view scored_partition_label(ScoredPartition partition);
 /// nothing else: one BigramModel::fit over the encoded [BOS, ..., EOS]
 /// sequences of Partition::Train, each document kept apart.
 /// @param vocabulary_size V, the tokenizer's vocabulary size.
+/// @param alpha the smoothing amount added to every count (BigramModel::fit).
+/// @param partitions the encoded corpus; only its training documents are read.
 /// @throws BigramError as BigramModel::fit (InvalidAlpha, TokenOutOfRange if
 ///         V is smaller than the tokenizer that encoded the documents, ...).
 BigramModel fit_bigram_on_training_partition(std::size_t vocabulary_size, double alpha,
@@ -67,7 +69,7 @@ BigramModel fit_bigram_on_training_partition(std::size_t vocabulary_size, double
 
 /// The metrics of one scored partition and how many documents it holds.
 struct PartitionScore {
-  ScoredPartition partition;
+  ScoredPartition partition;     ///< which partition was scored
   std::size_t document_count;    ///< documents in the partition
   LanguageModelMetrics metrics;  ///< over all their targets, pooled
 };
