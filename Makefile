@@ -35,7 +35,7 @@ CONFIGURE = if [ ! -f $(BUILD)/CMakeCache.txt ] || [ "$$(cat $(BUILD)/make-confi
   fi
 
 .DEFAULT_GOAL := help
-.PHONY: help book test bench sync clean deps configure check-html FORCE
+.PHONY: help book test bench sync clean deps configure check-html format FORCE
 
 help: ## List the targets
 	@echo "LLM from scratch in C++ -- make targets:"
@@ -45,7 +45,9 @@ help: ## List the targets
 	@echo "  make chapter-NN SYNC=1   run chapter NN's demo twice and, if both runs print the same"
 	@echo "                     UTF-8 text, accept it into its expected.txt; then as above"
 	@echo "  make sync          the same for every chapter"
-	@echo "  make test          GoogleTest suites, one output check per chapter, and the tools' pytest suites"
+	@echo "  make test          GoogleTest suites, one output check per chapter, the tools' pytest suites"
+	@echo "                     and the C++ format check"
+	@echo "  make format        apply .clang-format (clang-format 14) to every C++ file; prints each file it changed"
 	@echo "  make check-html    the built book in headless Chromium; screenshots -> $(BUILD)/screenshots"
 	@echo "  make bench         Google Benchmark: ours vs OpenBLAS and libtorch, one thread (installs them) -> $(BENCH_BUILD)/bench.json"
 	@echo "  make clean         remove everything built in $(BUILD)/"
@@ -94,6 +96,12 @@ test: deps ## GoogleTest + chapter output checks + pytest
 	@$(LOCK) && $(CONFIGURE) && \
 	$(CMAKE_BUILD) all && \
 	ctest --test-dir $(BUILD) --output-on-failure --progress -j2
+
+# clang-format 14 rewrites every C++ file git tracks (or would add) that
+# differs from .clang-format; `make test` runs the same tool as the ctest
+# format-check, which changes nothing and names each unformatted file.
+format: deps ## Apply .clang-format to every C++ file
+	@$(PYTHON) -m tools.clang_format --fix
 
 # The browser check needs Chromium, its driver and Selenium (Debian packages,
 # installed here rather than for every build).
