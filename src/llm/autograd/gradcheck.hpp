@@ -151,7 +151,10 @@ struct GradCheckErrorTraits {
 /// numbers spelled as the shortest round-trip text (`1e-20`, `NaN`).
 class GradCheckError : public KindedError<GradCheckErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw GradCheckError(GradCheckErrorKind::..., {.field = value});`
+  explicit GradCheckError(GradCheckErrorKind kind, GradCheckErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 
   /// The rejected side, for the kinds that name one.
   std::optional<DifferenceSide> side() const noexcept { return evidence().side; }

@@ -77,7 +77,10 @@ struct ModelOpErrorTraits {
 /// Fields a kind does not use are zero or empty.
 class ModelOpError : public KindedError<ModelOpErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw ModelOpError(ModelOpErrorKind::..., {.field = value});`
+  explicit ModelOpError(ModelOpErrorKind kind, ModelOpErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 
   /// The table's rank (GatherTableRank).
   std::size_t rank() const noexcept { return evidence().rank; }

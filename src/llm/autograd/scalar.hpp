@@ -112,7 +112,10 @@ struct ScalarErrorTraits {
 /// state are bit-for-bit what they were before the call.
 class ScalarError : public KindedError<ScalarErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw ScalarError(ScalarErrorKind::..., {.field = value});`
+  explicit ScalarError(ScalarErrorKind kind, ScalarErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 
   /// Offending operation (NonFiniteLeaf, NonFiniteResult, UntrackedOutput).
   ScalarOperation operation() const noexcept { return evidence().operation; }

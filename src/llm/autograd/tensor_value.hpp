@@ -55,6 +55,7 @@ class TensorOperation {
   constexpr explicit TensorOperation(std::string_view name) noexcept : name_(name) {}
   /// The stable, locale-neutral name, e.g. `mul` or `log_softmax`.
   constexpr std::string_view name() const noexcept { return name_; }
+  /// Equal when the names are equal.
   friend constexpr bool operator==(TensorOperation a, TensorOperation b) noexcept {
     return a.name_ == b.name_;
   }
@@ -208,7 +209,11 @@ struct TensorAutodiffErrorTraits {
 /// bit-for-bit as before the call. Fields a kind does not use are empty or zero.
 class TensorAutodiffError : public KindedError<TensorAutodiffErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw TensorAutodiffError(TensorAutodiffErrorKind::..., {.field = value});`
+  explicit TensorAutodiffError(TensorAutodiffErrorKind kind,
+                               TensorAutodiffErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 
   /// The operation the message names (the consumer, the output or the leaf).
   TensorOperation operation() const noexcept { return evidence().operation; }
@@ -242,13 +247,13 @@ class TensorAutodiffError : public KindedError<TensorAutodiffErrorTraits> {
 /// One node of a traced reverse pass, in topological order (operands first,
 /// the output last).
 struct TensorTraceNode {
-  std::size_t index = 0;      ///< topological index in this pass
-  std::uint64_t node_id = 0;  ///< TensorValue::node_id() of the node
-  TensorOperation operation = TensorOperation::Constant;
-  std::string label;                   ///< TensorValue::label() of the node
-  Shape shape;                         ///< shape of the value
-  Tensor value;                        ///< the forward value (a row-major copy)
-  bool tracked = false;                ///< whether the node tracks a gradient
+  std::size_t index = 0;                                  ///< topological index in this pass
+  std::uint64_t node_id = 0;                              ///< TensorValue::node_id() of the node
+  TensorOperation operation = TensorOperation::Constant;  ///< what produced the node
+  std::string label;                                      ///< TensorValue::label() of the node
+  Shape shape;                                            ///< shape of the value
+  Tensor value;                                           ///< the forward value (a row-major copy)
+  bool tracked = false;                                   ///< whether the node tracks a gradient
   std::vector<std::size_t> operands;   ///< topological index of each operand slot
   std::optional<Tensor> pass_adjoint;  ///< bar(v) of this pass; absent if untracked
   std::optional<Tensor> gradient;      ///< stored gradient after the commit (parameters)
@@ -272,10 +277,10 @@ struct TensorTraceEdge {
 /// recomputes a VJP). Used by chapter 16 to read intermediate adjoints and by
 /// the figures of chapters 15 and 16.
 struct TensorBackwardTrace {
-  Tensor seed;  ///< S, shape of the output
-  Retention retention = Retention::Retain;
-  std::vector<TensorTraceNode> nodes;  ///< topological order, output last
-  std::vector<TensorTraceEdge> edges;  ///< reverse ledger
+  Tensor seed;                              ///< S, shape of the output
+  Retention retention = Retention::Retain;  ///< what the pass did with the graph
+  std::vector<TensorTraceNode> nodes;       ///< topological order, output last
+  std::vector<TensorTraceEdge> edges;       ///< reverse ledger
 
   /// The pass adjoint of the first tracked node in topological order that
   /// `operation` produced, or nullptr if there is none. The pointer is valid
@@ -317,10 +322,13 @@ class TensorValue {
   SharedTensor value() const noexcept;
   /// The value's shape (a copy: the node may be reassigned meanwhile).
   Shape shape() const;
+  /// The value's rank.
   std::size_t rank() const noexcept;
+  /// The operation that produced the node.
   TensorOperation operation() const noexcept;
   /// Whether gradients flow into this node (parameters and their descendants).
   bool tracks_gradient() const noexcept;
+  /// Whether the node is a parameter: a tracked leaf with a stored gradient.
   bool is_parameter() const noexcept;
   /// Whether a Release pass dropped this node's edges and saved context.
   bool is_released() const noexcept;

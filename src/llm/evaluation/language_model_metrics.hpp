@@ -62,7 +62,10 @@ struct MetricErrorTraits {
 /// count bit for bit. Fields a kind does not use are zero.
 class MetricError : public KindedError<MetricErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw MetricError(MetricErrorKind::..., {.field = value});`
+  explicit MetricError(MetricErrorKind kind, MetricErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 
   /// Zero-based index of the rejected probability among the scored targets
   /// (InvalidProbability).

@@ -74,7 +74,10 @@ struct BigramErrorTraits {
 /// not use are zero.
 class BigramError : public KindedError<BigramErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw BigramError(BigramErrorKind::..., {.field = value});`
+  explicit BigramError(BigramErrorKind kind, BigramErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 
   /// The vocabulary size V of the request (every kind).
   std::size_t vocabulary_size() const noexcept { return evidence().vocabulary_size; }

@@ -92,7 +92,10 @@ struct ParameterErrorTraits {
 /// kind does not use are empty or zero.
 class ParameterError : public KindedError<ParameterErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw ParameterError(ParameterErrorKind::..., {.field = value});`
+  explicit ParameterError(ParameterErrorKind kind, ParameterErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 
   /// The offending name (InvalidName, DuplicateName, UnknownName, SnapshotMismatch,
   /// RejectedValue).

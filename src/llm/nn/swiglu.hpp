@@ -67,7 +67,10 @@ struct SwiGluErrorTraits {
 /// is recorded.
 class SwiGluError : public KindedError<SwiGluErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw SwiGluError(SwiGluErrorKind::..., {.field = value});`
+  explicit SwiGluError(SwiGluErrorKind kind, SwiGluErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 };
 // endregion: swiglu-errors
 

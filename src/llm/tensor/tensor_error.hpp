@@ -128,7 +128,10 @@ struct TensorErrorTraits {
 /// kind are empty or zero. Taught in chapters 08-12.
 class TensorError : public KindedError<TensorErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw TensorError(TensorErrorKind::..., {.field = value});`
+  explicit TensorError(TensorErrorKind kind, TensorErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 
   /// The shape of the offending (first) operand.
   const Shape& shape() const noexcept { return evidence().shape; }

@@ -119,7 +119,10 @@ struct TokenizerErrorTraits {
 /// Fields a kind does not use are zero.
 class TokenizerError : public KindedError<TokenizerErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw TokenizerError(TokenizerErrorKind::..., {.field = value});`
+  explicit TokenizerError(TokenizerErrorKind kind, TokenizerErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 
   /// Number of merges of the layout (LayoutOverflow).
   std::size_t merge_count() const noexcept { return evidence().merge_count; }

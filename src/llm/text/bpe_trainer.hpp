@@ -95,7 +95,10 @@ struct BpeTrainingErrorTraits {
 /// nothing is learned and no input is modified.
 class BpeTrainingError : public KindedError<BpeTrainingErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw BpeTrainingError(BpeTrainingErrorKind::..., {.field = value});`
+  explicit BpeTrainingError(BpeTrainingErrorKind kind, BpeTrainingErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 
   /// The number of merges requested (TooManyMerges).
   std::size_t requested_merges() const noexcept { return evidence().requested_merges; }

@@ -62,7 +62,10 @@ struct CausalWindowErrorTraits {
 /// CausalWindowConfig::create before a configuration exists.
 class CausalWindowError : public KindedError<CausalWindowErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw CausalWindowError(CausalWindowErrorKind::..., {.field = value});`
+  explicit CausalWindowError(CausalWindowErrorKind kind, CausalWindowErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 
   /// The requested context length T.
   std::size_t context_length() const noexcept { return evidence().context_length; }

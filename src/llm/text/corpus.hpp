@@ -144,7 +144,10 @@ struct CorpusErrorTraits {
 /// Fields a kind does not use are empty or zero.
 class CorpusError : public KindedError<CorpusErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw CorpusError(CorpusErrorKind::..., {.field = value});`
+  explicit CorpusError(CorpusErrorKind kind, CorpusErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 
   /// `corpus` or `split manifest`: the file at fault.
   const std::string& source() const noexcept { return evidence().source; }

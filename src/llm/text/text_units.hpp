@@ -72,7 +72,10 @@ struct TextUnitErrorTraits {
 /// Fields a kind does not use are zero.
 class TextUnitError : public KindedError<TextUnitErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw TextUnitError(TextUnitErrorKind::..., {.field = value});`
+  explicit TextUnitError(TextUnitErrorKind kind, TextUnitErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 
   /// Offset of the first byte that does not start a well-formed sequence;
   /// every byte before it is valid UTF-8 (InvalidUtf8).

@@ -104,7 +104,10 @@ struct AdamWErrorTraits {
 /// parameter value or gradient, no moment and not the step count.
 class AdamWError : public KindedError<AdamWErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw AdamWError(AdamWErrorKind::..., {.field = value});`
+  explicit AdamWError(AdamWErrorKind kind, AdamWErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 };
 // endregion: adamw-errors
 

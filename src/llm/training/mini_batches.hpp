@@ -99,7 +99,10 @@ struct BatchErrorTraits {
 /// throws it leaves its arguments and the object it was called on unchanged.
 class BatchError : public KindedError<BatchErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw BatchError(BatchErrorKind::..., {.field = value});`
+  explicit BatchError(BatchErrorKind kind, BatchErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 };
 // endregion: batch-errors
 
