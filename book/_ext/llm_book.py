@@ -385,8 +385,9 @@ class ApiHeaderDirective(SphinxDirective):
 
 def unlink_file_references(app: Sphinx, env: Any, node: Any, contnode: nodes.Node) -> nodes.Node | None:
     """Doxygen turns a header's name in a comment (``model_ops.hpp``) into a link to
-    a file page; the book has no file pages, so the name stays plain text."""
-    target = node.get("reftarget", "")
+    a file page (``model__ops_8hpp``, or ``model__ops_8hpp_source`` when the file
+    itself has no comment); the book has no file pages, so the name stays plain text."""
+    target = node.get("reftarget", "").removesuffix("_source")
     if node.get("reftype") == "ref" and (target.endswith("_8hpp") or target.endswith("_8cpp")):
         return contnode
     return None

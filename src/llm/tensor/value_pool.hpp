@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <vector>
 
+/// The per-thread cache of large value buffers (internal to the tensor area).
 namespace llm::value_pool {
 
 /// Buffers smaller than this many doubles are left to malloc (64 KiB).
