@@ -123,10 +123,14 @@ def closed_gate(trace: Trace, position: int = 0, feature: int = 1) -> dict[str, 
     down_row = tensor_rows(weights["down"])[feature]
     if tensor_rows(worked["gate_preactivation"])[position][feature] != 0:
         raise ValueError(f"the gate of position {position}, feature {feature} is not closed in this trace")
+    if any(u * w for u, w in zip(upstream, down_row, strict=True)):
+        raise ValueError("the closed gate receives an upstream in this trace; chapter 20's answer 2 says it does not")
+    up = tensor_rows(worked["up"])[position][feature]
     return {
+        "opened": plain(up * 0.5),
         "upstream": "[" + ", ".join(plain(value) for value in upstream) + "]",
         "down_row": "[" + ", ".join(plain(value) for value in down_row) + "]",
         "hidden_adjoint": plain(sum(u * w for u, w in zip(upstream, down_row, strict=True))),
-        "up": plain(tensor_rows(worked["up"])[position][feature]),
+        "up": plain(up),
         "gate_gradient": fixed(tensor_rows(worked["gate_weight_gradient"])[position][feature]),
     }
