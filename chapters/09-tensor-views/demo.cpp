@@ -209,8 +209,9 @@ Json packed_qkv_json() {
         values.push_back(static_cast<double>(100 * part + 10 * t + c));
   const Tensor packed({1, kPositions, 3 * kWidth}, values);
   Json steps = Json::array();
-  auto record = [&](const std::string& step, const TensorView& view) {
+  auto record = [&](const std::string& step, const std::string& layout, const TensorView& view) {
     steps.push_back({{"step", step},
+                     {"layout", layout},
                      {"shape", view.shape()},
                      {"strides", view.strides()},
                      {"base", view.offset()},
@@ -219,15 +220,15 @@ Json packed_qkv_json() {
                      {"values", ch09::logical_values(view)}});
   };
   const TensorView keys = packed.view().slice(2, kWidth, 2 * kWidth);  // K: features 4..7
-  record("slice(2, 4, 8)  K of [B, T, 3C]", keys);
+  record("slice(2, 4, 8)", "K of [B, T, 3C]", keys);
   const TensorError refused = refusal("split the K slice into heads by reshape", [&] {
     keys.reshape({1, kPositions, kHeads, kWidth / kHeads});
   });
   const Tensor copied = keys.materialize();
   const TensorView split = copied.view().reshape({1, kPositions, kHeads, kWidth / kHeads});
-  record("materialize(), reshape([1, 3, 2, 2])  [B, T, H, D]", split);
+  record("materialize(), reshape", "[B, T, H, D]", split);
   const TensorView heads = split.permute({0, 2, 1, 3});
-  record("permute([0, 2, 1, 3])  [B, H, T, D]", heads);
+  record("permute([0, 2, 1, 3])", "[B, H, T, D]", heads);
   return {{"packed", demo::tensor_json(packed)},
           {"steps", steps},
           {"refused_kind", refused.kind_name()},

@@ -247,13 +247,13 @@ def percent_of_openblas(size: int, run: Recording | None = None) -> str:
 
 def machines_table(size: int = 512) -> str:
     """One row per recorded machine: its CPU, both kernels and the ratio to OpenBLAS at ``size``."""
-    body = [[run.cpu, f"`{run.kernel}`", f"`{run.openblas_core}`", gflops("ours", size, run),
-             gflops("openblas", size, run), percent_of_openblas(size, run), f"`{run.name}`"]
+    body = [[f"{run.cpu}, `{run.path.stem}`", f"`{run.kernel}`", f"`{run.openblas_core}`", gflops("ours", size, run),
+             gflops("openblas", size, run), percent_of_openblas(size, run)]
             for run in recordings()]
-    return table(["CPU", "our microkernel", "OpenBLAS core", "ours (GFLOP/s)", "OpenBLAS (GFLOP/s)",
-                  "ours / OpenBLAS", "recorded run"], body,
-                 f"The {size}\u00a0×\u00a0{size} product on every recorded machine: each library picks its "
-                 "kernel from what the CPU reports, so the ratio belongs to the CPU", "machines")
+    return table(["CPU and recorded run", "our kernel", "OpenBLAS core", "ours", "OpenBLAS", "ours / OpenBLAS"], body,
+                 f"GFLOP/s of the {size}\u00a0×\u00a0{size} product on every recorded machine (docs/bench/): "
+                 "each library picks its kernel from what the CPU reports, so the ratio belongs to the CPU",
+                 "machines")
 
 
 def speedup_figure(run: Recording | None = None) -> str:
