@@ -134,6 +134,8 @@ struct BigramBaseline {
 /// read: a choice made by looking at test would make its score a validation
 /// score.
 /// @param vocabulary_size V, the tokenizer's vocabulary size.
+/// @param partitions the encoded corpus: train is counted, validation scored.
+/// @param alphas the candidates, each finite and positive, tried in order.
 /// @throws BigramError EmptyAlphaGrid if `alphas` is empty; otherwise as
 ///         fit_bigram_on_training_partition for the first candidate it refuses.
 BigramBaseline select_bigram_baseline(std::size_t vocabulary_size,
