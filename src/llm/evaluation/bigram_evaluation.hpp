@@ -42,7 +42,9 @@ LanguageModelMetrics score_bigram_documents(const BigramModel& model,
 /// The same targets as score_bigram_documents, each scored without its
 /// context: p = model.unigram_probability(z_t). Comparing the two scores on
 /// the same documents measures what one token of context is worth.
-/// @throws BigramError TokenOutOfRange, MetricError EmptyTargets, as above.
+/// @throws BigramError TokenOutOfRange for the first token >= V, before
+///         anything is scored.
+/// @throws MetricError EmptyTargets if no document has two tokens.
 LanguageModelMetrics score_unigram_documents(const BigramModel& model,
                                              std::span<const std::span<const TokenId>> documents);
 // endregion: score-unigram-documents-contract
@@ -97,7 +99,8 @@ PartitionScore score_bigram_partition(const BigramModel& model,
                                       ScoredPartition partition);
 
 /// score_unigram_documents on the encoded documents of one partition.
-/// @throws as score_bigram_partition.
+/// @throws BigramError TokenOutOfRange and MetricError EmptyTargets, as
+///         score_bigram_partition.
 PartitionScore score_unigram_partition(const BigramModel& model,
                                        const EncodedCorpusPartitions& partitions,
                                        ScoredPartition partition);
