@@ -333,8 +333,9 @@ def prompt_ids(model: ModelMap) -> str:
 
 
 def prompt_pieces(model: ModelMap) -> str:
-    """Each token with the bytes it stands for: ``BOS``, ``s``, ..., ``e␠``."""
-    return " ".join(f"`{piece.replace(' ', '␠')}`" for piece in model.prompt["pieces"])
+    """Each token with the bytes it stands for, quoted so that spaces show:
+    ``BOS``, ``"s"``, ..., ``"e "``."""
+    return " ".join(f"`{piece}`" if piece == "BOS" else f'`"{piece}"`' for piece in model.prompt["pieces"])
 
 
 def prompt_table(model: ModelMap) -> str:

@@ -141,9 +141,9 @@ APART = 0.02  # bytes per token: a gap between the partitions that no longer clo
 
 
 def merged_text(values: Sequence[int]) -> str:
-    """A learned token's bytes as text: UTF-8 where it is UTF-8, ``\\xNN``
-    for a byte that is not, and a visible ``␠`` for each space."""
-    return bytes(values).decode("utf-8", "backslashreplace").replace(" ", "␠")
+    """A learned token's bytes as quoted text, so that spaces show: UTF-8
+    where it is UTF-8, ``\\xNN`` for a byte that is not."""
+    return '"' + bytes(values).decode("utf-8", "backslashreplace") + '"'
 
 
 def bytes_per_token(trace: Trace, merges: int) -> tuple[float, float]:
@@ -169,6 +169,7 @@ def compression_facts(trace: Trace) -> dict[str, Any]:
         "learned": learned,
         "first_single": singles[0] if singles else None,
         "singles": len(singles),
+        "all_single_after": bool(singles) and len(singles) == learned - singles[0],
         "last": bytes_per_token(trace, learned),
         "apart_from": apart_from,
         "together_within": max((abs(gap[k]) for k in range(apart_from)), default=0.0),
@@ -222,7 +223,7 @@ def compression_table(trace: Trace) -> str:
         rows.append([str(k), str(256 + k), fixed(train, 2), fixed(validation, 2),
                      f"`{merged_text(last['bytes'])}`", str(last["count"])])
     header = ["merges", "trainer vocabulary", "training bytes/token", "validation bytes/token", "merge learned last", "its count"]
-    return table(header, rows, "Compression after selected numbers of merges (␠ is a space)", "compression-table")
+    return table(header, rows, "Compression after selected numbers of merges", "compression-table")
 
 
 def early_merge(trace: Trace, text: str) -> str:
@@ -230,7 +231,7 @@ def early_merge(trace: Trace, text: str) -> str:
     learned before the partitions part (so the page's examples stay true)."""
     apart = compression_facts(trace)["apart_from"]
     early = [merged_text(m["bytes"]) for m in trace["compression"]["merges"][:apart]]
-    shown = text.replace(" ", "␠")
+    shown = f'"{text}"'
     if shown not in early:
         raise ValueError(f"{shown!r} is not among the first {apart} merges: {early}")
     return f"`{shown}`"

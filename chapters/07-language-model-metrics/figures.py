@@ -25,10 +25,9 @@ Every number comes from the trace; nothing is typed by hand.
 from __future__ import annotations
 
 import math
-import re
 from typing import Any, Mapping, Sequence
 
-from tools.figures import fixed, graphviz, matplotlib_svg, plain, sci, svg_figure, table
+from tools.figures import fence, fixed, graphviz, matplotlib_svg, plain, sci, svg_figure, table
 
 Trace = Mapping[str, Any]
 
@@ -329,26 +328,31 @@ def baseline_table(corpus: Trace) -> str:
     return table(header, rows, f"Every model of the chapter on the same {validation['targets']} validation targets", "baselines")
 
 
-def code_span(text: str) -> str:
-    """``text`` as one MyST code span, whatever backticks it holds."""
-    longest = max((len(run) for run in re.findall("`+", text)), default=0)
-    ticks = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
+def samples_block(corpus: Trace) -> str:
+    """The seeded samples as a text block, one line each: model, seed, text
+    (``\\xNN`` for a byte that is not a visible character)."""
+    baseline = corpus["baseline"]
+    chosen = chosen_candidate(baseline)
+    lines = []
+    for kind, label in (("add_one", "alpha = 1"), ("tuned", f"alpha = {plain(chosen['alpha'])}")):
+        for sample in baseline["samples"][kind]:
+            lines.append(f"{label:<13} seed {sample['seed']}: {sample['visible']}")
+    body = "\n".join(lines)
+    ticks = fence(body)
+    return f"{ticks}text\n{body}\n{ticks}\n"
 
 
 def samples_table(corpus: Trace) -> str:
-    """The seeded samples of the add-one and the tuned bigram, side by side."""
+    """Per sample: tokens drawn, escaped bytes, and transitions training never had."""
     baseline = corpus["baseline"]
     chosen = chosen_candidate(baseline)
     rows = []
     for kind, label in (("add_one", "$\\alpha = 1$"), ("tuned", f"$\\alpha = {plain(chosen['alpha'])}$")):
         for sample in baseline["samples"][kind]:
-            rows.append([label, f"{sample['seed']}", code_span(sample["visible"]),
-                         f"{sample['escaped_bytes']}", f"{sample['unseen_transitions']} of {len(sample['tokens'])}"])
-    header = ["model", "seed", "text (`\\xNN`: a byte that is not a visible character)", "escaped bytes",
-              "unseen transitions"]
-    return table(header, rows, f"What each bigram writes from BOS, at most {baseline['sample_tokens']} tokens per seed", "samples")
+            rows.append([label, f"{sample['seed']}", f"{len(sample['tokens'])}", f"{sample['escaped_bytes']}",
+                         f"{sample['unseen_transitions']}"])
+    header = ["model", "seed", "tokens drawn", "bytes shown as `\\xNN`", "transitions never seen in training"]
+    return table(header, rows, f"The samples counted: at most {baseline['sample_tokens']} tokens each, from BOS", "samples")
 
 
 def sample_totals(corpus: Trace, kind: str) -> dict[str, int]:

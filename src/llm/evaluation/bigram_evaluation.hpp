@@ -77,6 +77,8 @@ std::string_view scored_partition_label(ScoredPartition partition);
 /// nothing else: one BigramModel::fit over the encoded [BOS, ..., EOS]
 /// sequences of Partition::Train, each document kept apart.
 /// @param vocabulary_size V, the tokenizer's vocabulary size.
+/// @param alpha the pseudocount of the smoothed reading (BigramModel::fit).
+/// @param partitions the encoded corpus; only its training documents are read.
 /// @throws BigramError as BigramModel::fit (InvalidAlpha, TokenOutOfRange if
 ///         V is smaller than the tokenizer that encoded the documents, ...).
 BigramModel fit_bigram_on_training_partition(std::size_t vocabulary_size, double alpha,
