@@ -143,7 +143,8 @@ article.querySelectorAll("figure, div.figure").forEach((figure, index) => {
   const alt = image.tagName === "IMG" ? image.alt : image.getAttribute("aria-label");
   if (!alt || /\.svg$/.test(alt)) found.figures.push(`figure ${index + 1} has no alt text`);
   const height = image.getBoundingClientRect().height;
-  if (!narrow && height > laptopHeight - 60) {
+  // A figure may be taller than the screen only where its labels need the height (data-llm-tall).
+  if (!narrow && height > laptopHeight - 60 && !image.hasAttribute("data-llm-tall")) {
     found.figures.push(`figure ${index + 1} is ${height.toFixed(0)} px tall: taller than a ${laptopHeight} px laptop screen`);
   }
 });
@@ -297,17 +298,41 @@ const describe = (element) => {
   const text = (element.textContent || "").trim().replace(/\s+/g, " ").slice(0, 40);
   return `<${element.tagName.toLowerCase()}${classes}>${named ? ` in #${named.id}` : ""} "${text}"`;
 };
+const beyond = (rect) => rect.width > 0 && rect.height > 0 && (rect.right > right + 1 || rect.left < left - 1);
+const REPLACED = /^(IMG|OBJECT|SVG|CANVAS|VIDEO|IFRAME)$/i;
+// Whether text or an image of the subtree (outside nested scroll boxes) reaches past the column:
+// a box may reach past it (a heading's hover margin) while everything in it is visible.
+const contentBeyond = (element) => {
+  for (const node of element.childNodes) {
+    if (node.nodeType === Node.TEXT_NODE) {
+      if (!node.textContent.trim()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      if ([...range.getClientRects()].some(beyond)) return true;
+    } else if (node.nodeType === Node.ELEMENT_NODE && !node.matches(skip)) {
+      const style = getComputedStyle(node);
+      if (style.display === "none" || style.visibility === "hidden") continue;
+      if (REPLACED.test(node.tagName) || /(auto|scroll|hidden|clip)/.test(style.overflowX)) {
+        if (beyond(node.getBoundingClientRect())) return true;
+        continue;
+      }
+      if (contentBeyond(node)) return true;
+    }
+  }
+  return false;
+};
 const visit = (element) => {
   if (element.matches(skip)) return;
   const style = getComputedStyle(element);
   if (style.display === "none" || style.visibility === "hidden" || style.position === "fixed") return;
   const rect = element.getBoundingClientRect();
-  if (rect.width > 0 && rect.height > 0 && (rect.right > right + 1 || rect.left < left - 1)) {
+  const scroller = /(auto|scroll)/.test(style.overflowX) && element !== article;
+  if (beyond(rect) && (REPLACED.test(element.tagName) || scroller || contentBeyond(element))) {
     problems.push(`cut: ${describe(element)} spans ${rect.left.toFixed(0)} to ${rect.right.toFixed(0)} px, past the column (${left.toFixed(0)} to ${right.toFixed(0)} px), with no scroll box of its own`);
     return;
   }
   const hidden = element.scrollWidth - element.clientWidth;
-  if (/(auto|scroll)/.test(style.overflowX) && element !== article) {
+  if (scroller) {
     const frame = element.parentElement;
     const cue = frame && frame.classList.contains("llm-scroll-frame") && /left|right/.test(frame.dataset.llmMore || "");
     if (hidden > 1 && !cue) problems.push(`no cue: ${describe(element)} scrolls ${hidden} px sideways without the shadow that shows more is hidden`);

@@ -479,18 +479,20 @@ class RepositoryRole(SphinxRole):
 
 
 def number_by_chapter(app: Sphinx, env: Any) -> list[str]:
-    """Prefixes the figure, table, listing and equation numbers of a chapter with
-    the chapter's number: "Figure 12.3", "(12.1)" (env-get-updated, after
-    Sphinx numbered them per page)."""
+    """Numbers figures, tables, listings and equations page by page, with the
+    chapter's number in front: "Figure 12.3", "(12.1)" (env-get-updated).
+
+    Without numbered sections Sphinx counts them through the whole book
+    (chapter 12's first table is "Table 36"); each page's items keep their
+    order and are counted from 1.
+    """
     for docname, kinds in getattr(env, "toc_fignumbers", {}).items():
         match = re.fullmatch(r"chapters/(\d\d)-[a-z0-9-]+", docname)
-        if not match:
-            continue
-        chapter = int(match.group(1))
-        for numbers in kinds.values():
-            for identifier, number in list(numbers.items()):
-                if not number or number[0] != chapter or len(number) == 1:
-                    numbers[identifier] = (chapter, *number)
+        prefix = (int(match.group(1)),) if match else ()
+        for kind, numbers in kinds.items():
+            ordered = sorted(numbers.items(), key=lambda item: item[1])
+            for rank, (identifier, _) in enumerate(ordered, start=1):
+                numbers[identifier] = (*prefix, rank)
     return []
 
 

@@ -59,22 +59,43 @@ def _rebase(uri: str, docname: str) -> str:
 _HREF = re.compile(r'(\s(?:href|src|data)=")([^"]*)(")')
 
 
-def _prepare_document(node: nodes.Element, docname: str) -> None:
-    """Prefixes the ids of one included page and rebases the links baked into it."""
-    prefix = id_prefix(docname)
+def _rebase_links(node: nodes.Element, docname: str) -> None:
+    """The links of one included page are relative to that page (those written at
+    reading time, and those Sphinx resolved from the page, its ``refdoc``):
+    made relative to the book's root."""
     for element in node.findall(nodes.Element):
+        if isinstance(element, nodes.reference) and element.get("refuri") and not element["refuri"].startswith("#"):
+            element["refuri"] = _rebase(element["refuri"], docname)
+        if isinstance(element, nodes.raw) and "html" in element.get("format", ""):
+            text = _HREF.sub(lambda m: m.group(1) + _rebase(m.group(2), docname) + m.group(3), element.astext())
+            element.children = [nodes.Text(text)]
+
+
+def _prefix_ids(node: nodes.Node, docname: str, stop: type | None = None) -> None:
+    """Prefixes the ids of one included page, and its same-page links, after resolution."""
+    prefix = id_prefix(docname)
+
+    def walk(element: nodes.Node) -> None:
+        if stop is not None and isinstance(element, stop):
+            return
+        if not isinstance(element, nodes.Element):
+            return
         if element.get("ids"):
             element["ids"] = [prefix + identifier for identifier in element["ids"]]
         if element.get("refid"):
             element["refid"] = prefix + element["refid"]
         if element.get("backrefs"):
             element["backrefs"] = [prefix + identifier for identifier in element["backrefs"]]
-        if isinstance(element, nodes.reference) and element.get("refuri"):
-            refuri = element["refuri"]
-            element["refuri"] = ("#" + prefix + refuri[1:]) if refuri.startswith("#") and len(refuri) > 1 else _rebase(refuri, docname)
-        if isinstance(element, nodes.raw) and "html" in element.get("format", ""):
-            text = _HREF.sub(lambda m: m.group(1) + _rebase(m.group(2), docname) + m.group(3), element.astext())
+        refuri = element.get("refuri", "") if isinstance(element, nodes.reference) else ""
+        if refuri.startswith("#") and len(refuri) > 1:
+            element["refuri"] = "#" + prefix + refuri[1:]
+        if isinstance(element, nodes.raw) and 'href="#' in element.astext():
+            text = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{prefix}{m.group(1)}"', element.astext())
             element.children = [nodes.Text(text)]
+        for child in element.children:
+            walk(child)
+
+    walk(node)
 
 
 def _local_link(refuri: str, included: set[str], suffix: str) -> str | None:
@@ -88,14 +109,17 @@ def _local_link(refuri: str, included: set[str], suffix: str) -> str | None:
     return "#" + (id_prefix(docname) + fragment if fragment else document_id(docname))
 
 
+class print_document(nodes.container):
+    """One included page of the print view (a ``div.llm-print-document``)."""
+
+
 def assemble(app: Sphinx) -> tuple[nodes.document, set[str]]:
-    """The front page with every included page inlined at its toctree, ids
-    prefixed, references resolved from the book's root; returns it and the
-    included page names."""
+    """The front page with every included page inlined at its toctree, references
+    resolved from the book's root, ids prefixed; returns it and the included pages."""
     env = app.env
     root = app.config.root_doc
     tree = env.get_doctree(root)
-    for toctree in tree.findall(addnodes.toctree):
+    for toctree in list(tree.findall(addnodes.toctree)):
         toctree["includefiles"] = [f for f in toctree["includefiles"] if f not in LEFT_OUT]
         toctree["entries"] = [(t, f) for t, f in toctree["entries"] if f not in LEFT_OUT]
         if toctree.get("caption") and toctree["includefiles"]:
@@ -105,39 +129,25 @@ def assemble(app: Sphinx) -> tuple[nodes.document, set[str]]:
     tree = inline_all_toctrees(app.builder, included, root, tree, darkgreen, [root])
     included.add(root)
     for start in list(tree.findall(addnodes.start_of_file)):
-        _prepare_document(start, start["docname"])
-    # The front page's own content, then each included page in a container.
-    _prepare_document_top(tree, root)
-    for start in list(tree.findall(addnodes.start_of_file)):
-        wrapper = nodes.container(classes=["llm-print-document"], ids=[document_id(start["docname"])])
+        docname = start["docname"]
+        wrapper = print_document(classes=["llm-print-document"], docname=docname)
         wrapper.children = start.children
         for child in wrapper.children:
             child.parent = wrapper
         start.replace_self(wrapper)
     env.resolve_references(tree, PRINT_PAGE, app.builder)
+    for wrapper in list(tree.findall(print_document)):
+        _rebase_links(wrapper, wrapper["docname"])
+        _prefix_ids(wrapper, wrapper["docname"])
+        wrapper["ids"] = [document_id(wrapper["docname"])]
+    for child in tree.children:
+        _prefix_ids(child, root, stop=print_document)
     suffix = app.builder.out_suffix
     for reference in tree.findall(nodes.reference):
         local = _local_link(reference.get("refuri", ""), included, suffix)
         if local is not None:
             reference["refuri"] = local
     return tree, included
-
-
-def _prepare_document_top(tree: nodes.document, root: str) -> None:
-    """Prefixes the ids of the front page's own nodes (not of the pages inlined in it)."""
-    prefix = id_prefix(root)
-
-    def walk(node: nodes.Node) -> None:
-        if isinstance(node, addnodes.start_of_file):
-            return
-        if isinstance(node, nodes.Element):
-            if node.get("ids"):
-                node["ids"] = [prefix + identifier for identifier in node["ids"]]
-            for child in node.children:
-                walk(child)
-
-    for child in tree.children:
-        walk(child)
 
 
 def collect_print_page(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
@@ -178,6 +188,15 @@ def _render(builder: Any, tree: nodes.document) -> str:
     return builder.docwriter.parts["fragment"]
 
 
+def visit_print_document(translator: Any, node: print_document) -> None:
+    translator.visit_container(node)
+
+
+def depart_print_document(translator: Any, node: print_document) -> None:
+    translator.depart_container(node)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_node(print_document, html=(visit_print_document, depart_print_document))
     app.connect("html-collect-pages", collect_print_page)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -30,7 +30,7 @@
 
   // --- Scroll boxes and their cue -------------------------------------------------
   const SCROLLERS = [
-    "article .table-wrapper", "article div.highlight > pre", "article div.math",
+    "article .table-wrapper", "article div.highlight pre", "article div.math",
     "article .math-wrapper", "article div.graphviz", "article div.llm-figure-scroll",
   ].join(", ");
 
