@@ -89,6 +89,9 @@
     return required.every((pattern) => pattern.test(text));
   };
 
+  const wholeQuery = terms.length > 1 ? phrasePattern(terms.join(" ")) : null;
+  const hasPhrase = (page) => Boolean(wholeQuery) && (texts[page] || []).some((section) => wholeQuery.test(section[2]));
+
   // --- Drop full-text results that lack a phrase; drop object results whose name
   // does not hold it (an API entry named "log" is no answer to "log-sum-exp").
   const termsSearch = Search.performTermsSearch;
@@ -116,13 +119,17 @@
       const index = bestSection(page);
       if (index >= 0 && sections[index][0]) {
         result[2] = `#${sections[index][0]}`;
-        if (isChapter(page) && sections[index][1]) result[1] = `${title} › ${sections[index][1]}`;
+        const heading = sections[index][1];
+        if (page === "glossary" && /^term-/.test(sections[index][0])) result[1] = `Glossary › ${heading}`;
+        else if (heading && heading !== title && index > 1) result[1] = `${title} › ${heading}`;
         chosen[page] = index;
       }
     }
     if (/^api\//.test(page)) score -= 20;          // the reference after the teaching text
     else if (isChapter(page)) score += 5;
     if (required.length && !pageHasPhrases(page)) score -= 100;
+    // Several words: a page that has them side by side ranks above one that has them apart.
+    if (!required.length && terms.length > 1 && hasPhrase(page)) score += 10;
     return score;
   };
 })();
