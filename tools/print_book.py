@@ -45,7 +45,7 @@ from typing import Any
 PAPER = {"paperWidth": 8.27, "paperHeight": 11.69, "marginTop": 0.6, "marginBottom": 0.7,
          "marginLeft": 0.65, "marginRight": 0.65}
 FOOTER = ('<div style="font-size:8px;width:100%;text-align:center;color:#555;">'
-          '<span class="title"></span> · <span class="pageNumber"></span> / <span class="totalPages"></span></div>')
+          '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
 
 STARTED = time.monotonic()
 

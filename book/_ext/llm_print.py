@@ -196,7 +196,21 @@ def depart_print_document(translator: Any, node: print_document) -> None:
     translator.depart_container(node)
 
 
+def print_page_mathjax(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    """The print view loads MathJax like a page with formulas (Sphinx adds it only
+    to pages whose own doctree has math; the print view has none of its own)."""
+    if pagename != PRINT_PAGE or app.builder.name != "html":
+        return
+    from sphinx.ext.mathjax import install_mathjax
+
+    equations = app.env.get_domain("math").data.get("has_equations", {})
+    with_math = next((name for name, has in sorted(equations.items()) if has), None)
+    if with_math is not None:
+        install_mathjax(app, with_math, templatename, context, doctree)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_node(print_document, html=(visit_print_document, depart_print_document))
     app.connect("html-collect-pages", collect_print_page)
+    app.connect("html-page-context", print_page_mathjax)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
