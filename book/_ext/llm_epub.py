@@ -21,7 +21,7 @@ from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
-from sphinx.ext.graphviz import graphviz, html_visit_graphviz
+from sphinx.ext.graphviz import graphviz
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 
@@ -49,18 +49,16 @@ def visit_displaymath(translator: Any, node: nodes.math_block) -> None:
 
 def visit_graphviz_epub(translator: Any, node: graphviz) -> None:
     """Sphinx's Graphviz writer, with its ``<object>`` replaced by an ``<img>``."""
+    from llm_html import rewrite_graphviz_object
+
     alt = node.get("alt") or "diagram"
-    start = len(translator.body)
-    try:
-        html_visit_graphviz(translator, node)
-    except nodes.SkipNode:
-        for index in range(start, len(translator.body)):
-            piece = translator.body[index]
-            match = re.search(r'<object data="([^"]+)" type="image/svg\+xml"[^>]*>.*?</object>', piece, re.S)
-            if match:
-                image = f'<img src="{match.group(1)}" alt="{html.escape(alt, quote=True)}" class="graphviz"/>'
-                translator.body[index] = piece.replace(match.group(0), image)
-        raise
+
+    def rewrite(piece: str, match: re.Match[str]) -> str:
+        whole = re.search(r"<object\b.*?</object>", piece, re.S)
+        image = f'<img src="{match.group(1)}" alt="{html.escape(alt, quote=True)}" class="graphviz"/>'
+        return piece.replace(whole.group(0), image) if whole else piece
+
+    rewrite_graphviz_object(translator, node, rewrite)
 
 
 _SOURCE_LINK = re.compile(r'<a\b[^>]*\bhref="[^"]*_source/[^"]*"[^>]*>(.*?)</a>', re.S)

@@ -148,34 +148,44 @@ class BookHTMLTranslator(HTML5Translator):
         self.body.append("</div>\n")
 
 
-def visit_graphviz(translator: Any, node: graphviz) -> None:
-    """Sphinx's Graphviz writer, followed by a full-size link to the SVG.
-
-    The alt text (``:alt:`` of the directive, the caption otherwise) is escaped
-    and also given to the ``<object>`` as its accessible name; without one,
-    Sphinx would put the DOT source in its fallback text.
-    """
-    alt = node.get("alt") or _caption_text(node) or "diagram"
-    node["alt"] = html.escape(alt)
+def rewrite_graphviz_object(translator: Any, node: graphviz, rewrite: Any, after: Any = None) -> None:
+    """Runs Sphinx's Graphviz writer, then replaces the ``<object>`` piece it wrote
+    by ``rewrite(piece, match)``, where ``match`` holds the SVG's address (group 1),
+    and appends ``after(match)`` behind the diagram's box."""
     start = len(translator.body)
     try:
         html_visit_graphviz(translator, node)
     except nodes.SkipNode:
         for index in range(start, len(translator.body)):
-            piece = translator.body[index]
-            match = re.match(r'<object data="([^"]+)" type="image/svg\+xml"', piece)
+            match = re.search(r'<object data="([^"]+)" type="image/svg\+xml"', translator.body[index])
             if match:
-                svg = Path(translator.builder.outdir) / "_images" / Path(match.group(1)).name
-                style, tall = figure_style(svg)
-                extra = f' style="{style}"' if style else ""
-                if tall:
-                    extra += ' data-llm-tall="true"'
-                translator.body[index] = piece.replace(
-                    "<object ", f'<object role="img" aria-label="{html.escape(alt)}"{extra} ', 1
-                )
-                translator.body.append(full_size_link(match.group(1)))
+                translator.body[index] = rewrite(translator.body[index], match)
+                if after is not None:
+                    translator.body.append(after(match))
                 break
         raise
+
+
+def visit_graphviz(translator: Any, node: graphviz) -> None:
+    """Sphinx's Graphviz writer, followed by a full-size link to the SVG.
+
+    The alt text (``:alt:`` of the directive, the caption otherwise) is escaped
+    and also given to the ``<object>`` as its accessible name; without one,
+    Sphinx would put the DOT source in its fallback text. The object gets the
+    least width that keeps its labels readable (:func:`figure_style`).
+    """
+    alt = node.get("alt") or _caption_text(node) or "diagram"
+    node["alt"] = html.escape(alt)
+
+    def rewrite(piece: str, match: re.Match[str]) -> str:
+        svg = Path(translator.builder.outdir) / "_images" / Path(match.group(1)).name
+        style, tall = figure_style(svg)
+        extra = f' style="{style}"' if style else ""
+        if tall:
+            extra += ' data-llm-tall="true"'
+        return piece.replace("<object ", f'<object role="img" aria-label="{html.escape(alt)}"{extra} ', 1)
+
+    rewrite_graphviz_object(translator, node, rewrite, lambda match: full_size_link(match.group(1)))
 
 
 def _caption_text(node: nodes.Node) -> str:
@@ -215,17 +225,26 @@ def mark_tables(doctree: nodes.document) -> None:
 
 def _wrap_numbers(text: nodes.Text) -> None:
     """Replaces ``text`` by pieces where each exponent number sits in an ``llm-nowrap`` span."""
+    replace_matches(text, EXPONENT_NUMBER,
+                    lambda match: nodes.inline(match.group(0), match.group(0), classes=["llm-nowrap"]))
+
+
+def replace_matches(text: nodes.Text, pattern: re.Pattern[str], make: Any) -> None:
+    """Replaces the Text node ``text`` by its pieces, each match of ``pattern``
+    turned into the node ``make(match)`` returns (None: the match stays text)."""
     source = str(text)
-    matches = list(EXPONENT_NUMBER.finditer(source))
-    if not matches:
-        return
     pieces: list[nodes.Node] = []
     position = 0
-    for match in matches:
+    for match in pattern.finditer(source):
+        node = make(match)
+        if node is None:
+            continue
         if match.start() > position:
             pieces.append(nodes.Text(source[position : match.start()]))
-        pieces.append(nodes.inline(match.group(0), match.group(0), classes=["llm-nowrap"]))
+        pieces.append(node)
         position = match.end()
+    if not pieces:
+        return
     if position < len(source):
         pieces.append(nodes.Text(source[position:]))
     parent = text.parent
@@ -417,7 +436,7 @@ def remove_unused_scripts(app: Sphinx, exception: Exception | None) -> None:
 
 def repository_url(app: Sphinx) -> str:
     """The repository's address without a trailing slash (``llm_repository_url``)."""
-    return (app.config.llm_repository_url or "").rstrip("/")
+    return (getattr(app.config, "llm_repository_url", "") or "").rstrip("/")
 
 
 def repository_file_url(app: Sphinx, path: str) -> str:
@@ -428,7 +447,7 @@ def repository_file_url(app: Sphinx, path: str) -> str:
         return ""
     if base.startswith("file:"):
         return f"{base}/{path}"
-    return f"{base}/blob/{app.config.llm_repository_branch}/{path}"
+    return f"{base}/blob/{getattr(app.config, 'llm_repository_branch', 'main')}/{path}"
 
 
 def page_source_path(app: Sphinx, pagename: str) -> str | None:
@@ -610,25 +629,14 @@ def link_glossary(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 
 
 def _link_chapter_mentions(app: Sphinx, text: nodes.Text, pages: dict[int, str], docname: str) -> None:
-    source = str(text)
-    matches = [m for m in CHAPTER_MENTION.finditer(source) if int(m.group(1)) in pages]
-    if not matches:
-        return
-    pieces: list[nodes.Node] = []
-    position = 0
-    for match in matches:
-        if match.start() > position:
-            pieces.append(nodes.Text(source[position:match.start()]))
-        uri = app.builder.get_relative_uri(docname, pages[int(match.group(1))])
-        pieces.append(nodes.reference("", match.group(0), internal=True, refuri=uri))
-        position = match.end()
-    if position < len(source):
-        pieces.append(nodes.Text(source[position:]))
-    parent = text.parent
-    index = parent.index(text)
-    parent.remove(text)
-    for offset, piece in enumerate(pieces):
-        parent.insert(index + offset, piece)
+    def link(match: re.Match[str]) -> nodes.Node | None:
+        number = int(match.group(1))
+        if number not in pages:
+            return None
+        uri = app.builder.get_relative_uri(docname, pages[number])
+        return nodes.reference("", match.group(0), internal=True, refuri=uri)
+
+    replace_matches(text, CHAPTER_MENTION, link)
 
 
 def doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:

@@ -105,7 +105,7 @@ CUT = r"""<!DOCTYPE html><html><head><meta charset="utf-8"><style>
   body { margin: 0; } article { width: 600px; margin-left: 40px; }
   .table-wrapper { overflow-x: auto; } .clip { overflow: hidden; width: 300px; }
 </style></head><body><article>
-<table id="wide-table" style="width: 900px"><tr><td>a table wider than its column</td></tr></table>
+<table id="wide-table" style="width: 900px"><tr><td style="width: 640px">a table wider than its column</td><td>its last column</td></tr></table>
 <div class="clip"><pre>a listing whose long line is clipped without a scroll bar ..........................................</pre></div>
 <div class="table-wrapper" id="bare"><table style="width: 800px"><tr><td>scrolls, but shows no cue</td></tr></table></div>
 <div class="llm-scroll-frame" data-llm-more="right"><div class="table-wrapper" id="framed"><table style="width: 800px"><tr><td>scrolls with its cue</td></tr></table></div></div>
@@ -118,11 +118,19 @@ def test_the_overflow_rule_fails_on_content_cut_without_a_scroll_box(tmp_path: P
     check_html.set_viewport(driver, check_html.WIDE)
     check_html.open_page(driver, page.as_uri())
     problems = driver.execute_script(OVERFLOW_PROBE)
-    assert any(p.startswith('cut: <table> in #wide-table "a table wider than its column" spans 40 to 940 px') for p in problems), problems
+    assert any(p.startswith('cut: <table> in #wide-table "a table wider than its column its last" spans 40 to 940 px') for p in problems), problems
     assert any(p.startswith("clipped: <div.clip>") for p in problems), problems
     assert any(p.startswith("no cue:") and "#bare" in p for p in problems), problems
     assert not any("scrolls with its cue" in p for p in problems), problems
     assert len(problems) == 3, problems
+
+
+def test_a_box_that_reaches_past_the_column_with_its_text_inside_is_not_cut(tmp_path: Path, driver) -> None:
+    page = tmp_path / "heading.html"
+    page.write_text('<!DOCTYPE html><html><body style="margin:0"><article style="width:600px; margin-left:40px">'
+                    '<h2 style="margin: 0 -8px; padding: 0 8px">A heading whose box has a hover margin</h2></article></body></html>')
+    check_html.open_page(driver, page.as_uri())
+    assert driver.execute_script(OVERFLOW_PROBE) == []
 
 
 def test_the_overflow_rule_passes_a_page_whose_wide_content_scrolls_with_a_cue(tmp_path: Path, driver) -> None:
