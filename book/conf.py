@@ -147,6 +147,7 @@ epub_use_index = False
 epub_exclude_files = ["search.html", "genindex.html", "print.html"]
 epub_css_files = ["book-epub.css"]
 epub_description = "A course book whose chapters are executable: a C++20 library from tensors to a decoder."
-if "tags" in globals() and tags.has("epub"):  # noqa: F821 (Sphinx defines tags)
+if "tags" in globals() and tags.has("epub"):  # noqa: F821 (Sphinx defines tags; tools/print_book.py passes -t epub)
     extensions.append("llm_epub")
     html_math_renderer = "llm_mathml"
+    version = release = "1"

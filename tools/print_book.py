@@ -122,19 +122,31 @@ PLACEHOLDER = re.compile(r'<span class="llm-tex" data-display="([01])">(.*?)</sp
 MATHML_PROBE = r"""
 const [formulas] = arguments;
 const done = arguments[arguments.length - 1];
-const convert = () => {
-  const results = formulas.map(([tex, display]) => {
-    try {
-      const mml = MathJax.InputJax.TeX.Parse(tex, {display: Boolean(display)}).mml();
-      if (display) mml.display = "block";
-      return mml.toMathML("");
-    } catch (error) {
-      return null;
-    }
-  });
-  done(results);
-};
-MathJax.Hub.Register.StartupHook("End", () => MathJax.Ajax.Require("[MathJax]/extensions/toMathML.js", convert));
+const box = document.createElement("div");
+box.style.position = "absolute";
+box.style.left = "-10000px";
+document.body.appendChild(box);
+const scripts = formulas.map(([tex, display]) => {
+  const script = document.createElement("script");
+  script.type = display ? "math/tex; mode=display" : "math/tex";
+  script.text = tex;
+  box.appendChild(script);
+  return script;
+});
+const collect = () => done(scripts.map((script) => {
+  try {
+    const jax = MathJax.Hub.getJaxFor(script);
+    const mathml = jax && jax.root.toMathML("");
+    return mathml && !/<merror/.test(mathml) ? mathml : null;
+  } catch (error) {
+    return null;
+  }
+}));
+MathJax.Hub.Register.StartupHook("End", () => MathJax.Hub.Queue(
+  ["Require", MathJax.Ajax, "[MathJax]/extensions/toMathML.js"],
+  ["Typeset", MathJax.Hub, box],
+  collect,
+));
 """
 
 
@@ -240,7 +252,9 @@ def zip_epub(work: Path, output: Path) -> None:
 def build_epub(source: Path, html_dir: Path, work: Path, doctrees: Path, output: Path, python: str) -> int:
     """Runs Sphinx's epub builder into ``work``, converts the math, and zips ``output``."""
     progress(f"sphinx -b epub {source} -> {work}")
-    command = [python, "-m", "sphinx", "-q", "-b", "epub", "-d", str(doctrees), str(source), str(work)]
+    # -t epub: conf.py switches math to MathML for this tag (set before conf.py is read);
+    # -a: every page is written again, since the math is converted in the written pages.
+    command = [python, "-m", "sphinx", "-q", "-a", "-t", "epub", "-b", "epub", "-d", str(doctrees), str(source), str(work)]
     status = subprocess.run(command, check=False).returncode
     if status != 0:
         print(f"print-book: sphinx-build -b epub failed (exit status {status})", file=sys.stderr)

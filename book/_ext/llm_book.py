@@ -502,6 +502,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_node(
         details,
         html=(visit_details, depart_details),
+        epub=(visit_details, depart_details),
         latex=(skip_details, skip_details),
         text=(skip_details, skip_details),
         man=(skip_details, skip_details),
