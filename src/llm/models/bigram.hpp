@@ -1,6 +1,8 @@
 // The count-based bigram language model: a table of next-token counts fitted
 // from separate training documents, read as a maximum-likelihood or an
-// add-alpha smoothed distribution. Taught in chapter 6; chapter 7 scores it.
+// add-alpha smoothed distribution. Taught in chapter 6; chapter 7 scores it,
+// reads the same table without its context (a unigram model), and samples
+// text from it.
 //
 // Shape legend: V is the vocabulary size. The count table is [V, V], row i
 // (the current token) by column j (the next token), stored row-major. A
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "llm/error.hpp"
+#include "llm/nn/splitmix64.hpp"     // header-only: the samples of chapter 7 draw from it
 #include "llm/text/bpe_trainer.hpp"  // llm::TokenId, the token IDs the tokenizer produces
 
 namespace llm {
@@ -30,16 +33,18 @@ enum class BigramErrorKind {
   InvalidAlpha,     ///< alpha is not finite and positive, or alpha * V is not finite
   TableTooLarge,    ///< the [V, V] count table cannot be counted or allocated
   TokenOutOfRange,  ///< a token ID is not smaller than V
+  InvalidDraw,      ///< a uniform draw for sampling is not in [0, 1)
+  EmptyAlphaGrid,   ///< no smoothing amount to choose from (chapter 7's selection)
 };
 
 /// The offending values of a BigramError; a kind leaves the fields it does
 /// not use zero or empty.
 struct BigramErrorEvidence {
   std::size_t vocabulary_size = 0;  ///< the vocabulary size V of the request (every kind)
-  double alpha = 0.0;               ///< the rejected smoothing amount (InvalidAlpha)
-  TokenId token = 0;                ///< the offending token ID (TokenOutOfRange)
-  std::size_t document = 0;         ///< zero-based index of the document that holds it
-  std::size_t position = 0;         ///< zero-based position of the token in that document
+  double alpha = 0.0;        ///< the rejected smoothing amount (InvalidAlpha) or draw (InvalidDraw)
+  TokenId token = 0;         ///< the offending token ID (TokenOutOfRange)
+  std::size_t document = 0;  ///< zero-based index of the document that holds it
+  std::size_t position = 0;  ///< zero-based position of the token in that document
   /// TokenOutOfRange in a single query: the token's role, e.g. `previous`;
   /// empty when the token sits in a document.
   std::string role{};
@@ -53,7 +58,7 @@ struct BigramErrorTraits {
   /// Each kind's stable name and message, in enum order. `{token_in_place}`
   /// is `token ID 9 at position 2 of document 0`, or `previous token ID 9`
   /// for a query's token with role `previous`.
-  static constexpr std::array<ErrorKindSpec<Kind>, 4> kinds{{
+  static constexpr std::array<ErrorKindSpec<Kind>, 6> kinds{{
       {Kind::EmptyVocabulary, "empty-vocabulary",
        "a bigram model needs a vocabulary of at least one token, but V = 0"},
       {Kind::InvalidAlpha, "invalid-alpha",
@@ -63,6 +68,9 @@ struct BigramErrorTraits {
        "the [V, V] count table for V = {vocabulary_size} does not fit in memory"},
       {Kind::TokenOutOfRange, "token-out-of-range",
        "{token_in_place} is outside the vocabulary of {vocabulary_size} tokens"},
+      {Kind::InvalidDraw, "invalid-draw", "a sampling draw must lie in [0, 1), but it is {alpha}"},
+      {Kind::EmptyAlphaGrid, "empty-alpha-grid",
+       "choosing the smoothing amount needs at least one candidate alpha, but the grid is empty"},
   }};
   /// A field as the message prints it, or `token_in_place`.
   static std::string field_text(const Evidence& evidence, std::string_view field);
@@ -81,7 +89,8 @@ class BigramError : public KindedError<BigramErrorTraits> {
 
   /// The vocabulary size V of the request (every kind).
   std::size_t vocabulary_size() const noexcept { return evidence().vocabulary_size; }
-  /// The rejected smoothing amount (InvalidAlpha).
+  /// The rejected smoothing amount (InvalidAlpha), or the rejected uniform
+  /// draw (InvalidDraw).
   double alpha() const noexcept { return evidence().alpha; }
   /// The offending token ID (TokenOutOfRange).
   TokenId token() const noexcept { return evidence().token; }
@@ -184,20 +193,61 @@ class BigramModel {
   std::vector<TokenId> most_likely_next_tokens(TokenId from) const;
   // endregion: bigram-probability-contracts
 
+  // region: unigram-reading-contract
+  /// How many counted transitions end in `next`: the sum of column `next`,
+  /// which is the number of times `next` was a target in the training
+  /// documents. BOS, which only starts documents, counts 0.
+  /// @throws BigramError TokenOutOfRange if `next` is >= V.
+  std::uint64_t unigram_count(TokenId next) const;
+
+  /// The same table read without context, a unigram model on the same
+  /// targets: (unigram_count(next) + alpha) / (T + alpha * V), with T the
+  /// fitted transitions. The context is summed out of the counts, so the gap
+  /// between this and smoothed_probability is what the one token of context
+  /// contributes (chapter 7).
+  /// @throws BigramError TokenOutOfRange if `next` is >= V.
+  double unigram_probability(TokenId next) const;
+  // endregion: unigram-reading-contract
+
+  // region: bigram-sampling-contract
+  /// The next token drawn from the add-alpha row of `from` by the inverse of
+  /// its cumulative distribution: the smallest j with
+  /// unit * (N_from + alpha * V) < sum over k <= j of (C[from, k] + alpha).
+  /// A `unit` uniform on [0, 1) makes j follow smoothed_distribution(from);
+  /// should rounding leave the sum short, the last ID is returned.
+  /// @throws BigramError TokenOutOfRange if `from` is >= V; InvalidDraw if
+  ///         `unit` is not in [0, 1) (NaN included).
+  TokenId sample_next_token(TokenId from, double unit) const;
+  // endregion: bigram-sampling-contract
+
  private:
   BigramModel(std::size_t vocabulary_size, double alpha, std::vector<std::uint64_t> counts,
-              std::vector<std::uint64_t> row_totals, std::size_t fitted_documents,
-              std::uint64_t fitted_transitions);
+              std::vector<std::uint64_t> row_totals, std::vector<std::uint64_t> column_totals,
+              std::size_t fitted_documents, std::uint64_t fitted_transitions);
 
   /// `token` as a row or column index; throws TokenOutOfRange naming `role`.
   std::size_t checked_index(TokenId token, std::string_view role) const;
 
   std::size_t vocabulary_size_;
   double alpha_;
-  std::vector<std::uint64_t> counts_;      // [V, V], row-major: counts_[i * V + j] = C[i, j]
-  std::vector<std::uint64_t> row_totals_;  // [V]: row_totals_[i] = N_i
+  std::vector<std::uint64_t> counts_;         // [V, V], row-major: counts_[i * V + j] = C[i, j]
+  std::vector<std::uint64_t> row_totals_;     // [V]: row_totals_[i] = N_i
+  std::vector<std::uint64_t> column_totals_;  // [V]: column_totals_[j] = sum over i of C[i, j]
   std::size_t fitted_documents_;
   std::uint64_t fitted_transitions_;
 };
+
+// region: bigram-writing-contract
+/// Text from the model, one token at a time (chapter 7): starting after
+/// `start`, each token is drawn with model.sample_next_token(previous,
+/// generator.next_unit()), one draw per token, until `stop` is drawn or
+/// `max_tokens` tokens were drawn. Returns the drawn tokens, `stop`
+/// included when it was drawn, `start` not. The same seed gives the same
+/// tokens on every machine.
+/// @throws BigramError TokenOutOfRange if `start` or `stop` is >= V, before
+///         anything is drawn (the generator is then unchanged).
+std::vector<TokenId> sample_bigram_sequence(const BigramModel& model, TokenId start, TokenId stop,
+                                            std::size_t max_tokens, SplitMix64& generator);
+// endregion: bigram-writing-contract
 
 }  // namespace llm
