@@ -163,6 +163,13 @@ SharedTensor TensorValue::value() const noexcept {
 Shape TensorValue::shape() const {
   return node_->value.shape();
 }
+double TensorValue::item() const {
+  const SharedTensor& value = node_->value;
+  if (value.size() != 1)
+    throw TensorAutodiffError::not_one_element(node_->operation, value.shape());
+  const std::vector<std::size_t> origin(value.rank(), 0);  // the one element
+  return value.at(origin);
+}
 std::size_t TensorValue::rank() const noexcept {
   return node_->value.rank();
 }
