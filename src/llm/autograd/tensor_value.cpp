@@ -190,6 +190,12 @@ bool TensorValue::is_same_node(const TensorValue& other) const noexcept {
 const std::optional<Tensor>& TensorValue::gradient() const noexcept {
   return node_->gradient;
 }
+void TensorValue::scale_gradient_in_place(double multiplier, double divisor) const noexcept {
+  if (!node_->gradient) return;
+  for (double& element : node_->gradient->mutable_values())
+    element = element / divisor * multiplier;
+}
+
 std::optional<Tensor> TensorValue::gradient_snapshot() const {
   return node_->gradient;
 }

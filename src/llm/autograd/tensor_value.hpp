@@ -535,6 +535,18 @@ class TensorValue {
 
   explicit TensorValue(std::shared_ptr<Node> node) noexcept;
 
+  // region: gradient-transform-hook
+  /// The one door to a stored gradient besides the reverse pass and
+  /// zero_grad(): ParameterSet (chapter 33's clipping) rescales it in place,
+  /// every element g becoming (g / divisor) * multiplier. A transform of the
+  /// gradient is not a new value, so the version stays and graphs recorded
+  /// before stay valid. The caller has checked that every result is finite;
+  /// a node without a gradient is left alone. gradient() stays const for
+  /// everyone else.
+  friend class ParameterSet;
+  void scale_gradient_in_place(double multiplier, double divisor) const noexcept;
+  // endregion: gradient-transform-hook
+
   /// The one reverse-pass implementation behind backward(), backward_with_seed()
   /// and backward_with_trace() (tensor_backward.cpp).
   class ReversePass;

@@ -36,6 +36,24 @@ namespace llm {
 void validate_parameter_name(std::string_view name);
 // endregion: parameter-name-grammar
 
+/// A named value outside any set: what a checkpoint holds and what
+/// ParameterSet::named_values and ParameterSet::load exchange (chapter 35).
+struct NamedValue {
+  std::string name;    ///< the full dot-separated parameter name
+  SharedTensor value;  ///< the value (shared, immutable)
+};
+
+// region: global-gradient-norm
+/// The global L2 norm of every stored gradient of a set, sqrt(sum g^2) over
+/// all elements, kept in the overflow-safe form largest * scaled_root
+/// (chapter 33).
+struct GradientNorm {
+  double largest = 0.0;      ///< the largest |g|; 0 when every gradient is zero
+  double scaled_root = 0.0;  ///< sqrt(sum (|g| / largest)^2), in [1, sqrt(n)]; 0 when all are zero
+  double value = 0.0;        ///< largest * scaled_root, or DBL_MAX if that product overflows
+};
+// endregion: global-gradient-norm
+
 /// One entry of a set: its full name and the parameter's handle.
 struct NamedParameter {
   std::string name;       ///< the full dot-separated name
@@ -143,6 +161,52 @@ class ParameterSet {
   ///         first parameter whose value has another shape or a NaN or an
   ///         infinity (cause_kind() says which).
   ParameterUpdate prepare_update(std::vector<Tensor> values) const;
+
+  // region: parameter-set-gradient-transform-declarations
+  /// The global gradient norm over every parameter in set order, elements in
+  /// row-major order. One pass keeps the largest |g| seen so far and the sum
+  /// of squares scaled by it (rescaled when a larger |g| arrives), so no
+  /// square overflows or underflows on the way; the fixed order fixes the
+  /// bits (chapter 33).
+  GradientNorm gradient_norm() const noexcept;
+
+  /// Multiplies every stored gradient element by `factor` in place (chapter
+  /// 33's clipping). A gradient transform is not a new value: versions stay,
+  /// so graphs recorded before stay valid. Every product is checked finite
+  /// before any is written, so it is all or nothing.
+  /// @throws ParameterError InvalidGradientScale (factor not finite or
+  ///         negative), NonFiniteScaledGradient (naming parameter and element).
+  void scale_gradients(double factor) const;
+
+  /// Every stored gradient element g becomes (g / divisor) * multiplier,
+  /// checked and installed as scale_gradients(factor) is. Clipping uses this
+  /// form when the factor multiplier / divisor itself would underflow to 0.
+  /// @throws ParameterError InvalidGradientScale (multiplier not finite or
+  ///         negative, divisor not finite or not > 0), NonFiniteScaledGradient.
+  void scale_gradients(double multiplier, double divisor) const;
+  // endregion: parameter-set-gradient-transform-declarations
+
+  // region: parameter-set-named-values-declarations
+  /// Every parameter's name and value, in set order. Values are shared, not
+  /// copied (chapter 35 writes them to a checkpoint).
+  std::vector<NamedValue> named_values() const;
+
+  /// Checks and stores a new value for every parameter, found by name in
+  /// `values` (in any order), changing nothing yet: the first half of load().
+  /// Checked in this order: each entry of `values` in order (a repeated
+  /// name, a name the set lacks), then each parameter in set order (no
+  /// value for it, then its value's shape and finiteness).
+  /// @throws ParameterError DuplicateValue, UnexpectedValue, MissingValue,
+  ///         RejectedValue (cause_kind() `assign-shape-mismatch` or `non-finite-leaf`).
+  ParameterUpdate prepare_load(std::span<const NamedValue> values) const;
+
+  /// prepare_load(values).commit(): every parameter takes the value of its
+  /// name (its version increments, its gradient is kept), or, if anything is
+  /// rejected, none does.
+  /// @throws ParameterError exactly as prepare_load; on a throw every
+  ///         parameter is unchanged.
+  void load(std::span<const NamedValue> values) const;
+  // endregion: parameter-set-named-values-declarations
 
   /// prepare_update(values).commit(): every parameter gets its new value,
   /// or, if any value is rejected, none does.
