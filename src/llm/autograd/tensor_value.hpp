@@ -294,6 +294,12 @@ class TensorValue {
   /// @throws TensorAutodiffError NonFiniteLeaf naming the first non-finite element.
   static TensorValue constant(Tensor value);
 
+  /// An untracked leaf that shares `value`'s storage and layout, copying
+  /// nothing: how a key/value cache's prefix reaches the tape (chapter 37).
+  /// The value is still checked, so the finite-tape rule holds.
+  /// @throws TensorAutodiffError NonFiniteLeaf naming the first non-finite element.
+  static TensorValue constant(SharedTensor value);
+
   // --- Reading a node --------------------------------------------------------
 
   /// The forward value: an owning, immutable handle (no copy). It keeps the

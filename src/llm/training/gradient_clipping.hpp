@@ -17,11 +17,12 @@ namespace llm {
 /// What one clip measured and did.
 struct GradientClip {
   double norm_before = 0.0;  ///< the global norm before (DBL_MAX if it overflows a double)
-  double norm_after =
-      0.0;               ///< max_norm when clipped, else norm_before (as reported, not remeasured)
-  bool clipped = false;  ///< whether the gradients were rescaled
-  double multiplier = 1.0;  ///< every element g became (g / divisor) * multiplier
-  double divisor = 1.0;     ///< 1, unless the factor multiplier / divisor would underflow
+  double norm_after = 0.0;   ///< max_norm when clipped (not remeasured), else norm_before
+  bool clipped = false;      ///< whether the gradients were rescaled
+  double multiplier = 1.0;   ///< every element g became (g / divisor) * multiplier
+  double divisor = 1.0;      ///< 1, unless the factor multiplier / divisor would underflow
+
+  bool operator==(const GradientClip&) const = default;
 };
 // endregion: gradient-clip-result
 
