@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "llm/format.hpp"
+#include "llm/nn/init.hpp"
 #include "llm/training/checkpoint.hpp"
 #include "support/test_support.hpp"
 
@@ -114,6 +115,21 @@ TEST(CheckpointFormat, TheReferenceFileDecodesAndReencodesByteForByte) {
             std::bit_cast<std::uint64_t>(beta2_power));
   // The optimizer it holds continues: from_state accepts it.
   EXPECT_EQ(AdamW::from_state(checkpoint.optimizer_state()).step_count(), 8u);
+}
+
+// state=... sampling_rng_state:0x9e3779b97f4a7c38; roundtrip=...
+// sampling_rng_next:0x9a8c505971939232; atomic=... loaded_sampling_rng_state:0x9e3779b97f4a7c39;
+// contrast=... isolated_parameter_bytes:1152
+TEST(CheckpointFormat, TheStoredGeneratorContinuesTheSeed35Stream) {
+  SplitMix64 generator(35);
+  generator.next_u64();  // chapter 35 stores the state after one draw
+  EXPECT_EQ(generator.state(), 0x9e3779b97f4a7c38ULL);
+  const Checkpoint checkpoint = Checkpoint::decode(reference_bytes());
+  EXPECT_EQ(checkpoint.generator_state(), generator.state());
+  SplitMix64 resumed(checkpoint.generator_state());
+  EXPECT_EQ(resumed.next_u64(), 0x9a8c505971939232ULL);
+  EXPECT_EQ(generator.next_u64(), 0x9a8c505971939232ULL);  // the saved stream continues the seed's
+  EXPECT_EQ(checkpoint.parameter_scalars() * sizeof(double), 1152u);
 }
 
 std::vector<NamedValue> small_parameters() {
