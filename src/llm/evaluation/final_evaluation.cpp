@@ -3,9 +3,10 @@
 
 #include <bit>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <utility>
+
+#include "llm/fnv1a.hpp"
 
 namespace llm {
 
@@ -20,17 +21,6 @@ std::string FinalEvaluationErrorTraits::field_text(const Evidence& evidence,
 }
 
 namespace {
-
-constexpr std::uint64_t kFnvOffsetBasis = 0xcbf29ce484222325ULL;
-constexpr std::uint64_t kFnvPrime = 0x00000100000001b3ULL;
-
-void hash_byte(std::uint64_t& hash, std::uint8_t byte) {
-  hash = (hash ^ byte) * kFnvPrime;
-}
-
-void hash_little_endian(std::uint64_t& hash, std::uint64_t value, int width) {
-  for (int i = 0; i < width; ++i) hash_byte(hash, static_cast<std::uint8_t>(value >> (8 * i)));
-}
 
 std::vector<std::uint64_t> bits_of(const ParameterSet& parameters, bool gradients) {
   std::vector<std::uint64_t> bits;
@@ -47,7 +37,7 @@ std::vector<std::uint64_t> bits_of(const ParameterSet& parameters, bool gradient
 // and fingerprinted, and each document transition counted by how many
 // overlapping windows score it.
 void inspect(const MiniBatchEpoch& epoch, std::size_t vocabulary, FinalEvaluationReport& report) {
-  std::uint64_t fingerprint = kFnvOffsetBasis;
+  Fnv1a64 fingerprint;
   std::map<std::pair<std::string, std::size_t>, std::size_t> multiplicity;
   for (std::size_t b = 0; b < epoch.batches().size(); ++b) {
     const MiniBatch& batch = epoch.batches()[b];
@@ -65,22 +55,20 @@ void inspect(const MiniBatchEpoch& epoch, std::size_t vocabulary, FinalEvaluatio
       bool seen = false;
       for (const std::string& id : report.document_ids) seen |= id == origin.document_id;
       if (!seen) report.document_ids.push_back(origin.document_id);
-      for (char c : origin.document_id) hash_byte(fingerprint, static_cast<std::uint8_t>(c));
-      hash_byte(fingerprint, 0xff);
-      hash_little_endian(fingerprint, origin.start, 8);
+      for (char c : origin.document_id) fingerprint.add(static_cast<std::uint8_t>(c));
+      fingerprint.add(0xff);
+      fingerprint.add_little_endian(origin.start, 8);
       const std::span<const TokenId> inputs = *batch.input_row(row);
       const std::span<const TokenId> targets = *batch.target_row(row);
       for (std::size_t slot = 0; slot < inputs.size(); ++slot) {
-        hash_little_endian(fingerprint, inputs[slot], 4);
-        hash_little_endian(fingerprint, targets[slot], 4);
+        fingerprint.add_little_endian(inputs[slot], 4);
+        fingerprint.add_little_endian(targets[slot], 4);
         ++report.target_count;
         ++multiplicity[{origin.document_id, origin.start + slot + 1}];
       }
     }
   }
-  char text[32];
-  std::snprintf(text, sizeof text, "fnv1a64:%016llx", static_cast<unsigned long long>(fingerprint));
-  report.window_slot_fingerprint = text;
+  report.window_slot_fingerprint = fnv1a64_text(fingerprint.value());
   report.document_transition_count = multiplicity.size();
   for (const auto& [transition, count] : multiplicity) {
     if (report.transition_multiplicity_counts.size() < count) {

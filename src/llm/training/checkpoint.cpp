@@ -11,6 +11,7 @@
 #include <set>
 #include <utility>
 
+#include "llm/fnv1a.hpp"
 #include "llm/text/text_units.hpp"
 
 namespace llm {
@@ -18,8 +19,6 @@ namespace llm {
 namespace {
 
 constexpr std::uint32_t kByteOrderMarker = 0x01020304;
-constexpr std::uint64_t kFnvOffsetBasis = 0xcbf29ce484222325ULL;
-constexpr std::uint64_t kFnvPrime = 0x00000100000001b3ULL;
 constexpr std::string_view kBpeRecordName = "training-pairs";
 
 CheckpointError error(CheckpointErrorKind kind, CheckpointErrorEvidence evidence = {}) {
@@ -169,20 +168,18 @@ std::string_view checkpoint_element_type_name(CheckpointElementType type) noexce
 }
 
 std::string EncodedCheckpoint::checksum_text() const {
-  char text[32];
-  std::snprintf(text, sizeof text, "fnv1a64:%016llx", static_cast<unsigned long long>(checksum));
-  return text;
+  return fnv1a64_text(checksum);
 }
 
 // region: checkpoint-checksum
 std::uint64_t checkpoint_checksum(std::span<const std::uint8_t> bytes) noexcept {
-  std::uint64_t hash = kFnvOffsetBasis;
+  Fnv1a64 hash;
   for (std::size_t i = 0; i < bytes.size(); ++i) {
     const bool in_checksum_field =
         i >= kCheckpointChecksumOffset && i < kCheckpointChecksumOffset + 8;
-    hash = (hash ^ (in_checksum_field ? 0u : bytes[i])) * kFnvPrime;  // wraps modulo 2^64
+    hash.add(in_checksum_field ? 0 : bytes[i]);  // the stored checksum reads as zeros
   }
-  return hash;
+  return hash.value();
 }
 // endregion: checkpoint-checksum
 
