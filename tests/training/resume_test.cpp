@@ -127,7 +127,7 @@ TEST(Resume, AResumedRunEqualsTheUninterruptedRunBitForBit) {
   in_child_process([&] {
     const Checkpoint saved = Checkpoint::load(half);
     const TinyLanguageModel model = TinyLanguageModel::initialized(5, 4, 999);
-    model.parameters.load(saved.parameters());
+    saved.restore_parameters(model.parameters);
     AdamW optimizer = AdamW::from_state(saved.optimizer_state());
     train(model, optimizer, kUpdates / 2 + 1, kUpdates);
     checkpoint_of(model, optimizer, saved.generator_state()).save(resumed);
@@ -166,6 +166,15 @@ TEST(Resume, AResumedRunEqualsTheUninterruptedRunBitForBit) {
   }
   EXPECT_NE(testing::bits_of(restarted.parameters[0].parameter.value()),
             testing::bits_of(model.parameters[0].parameter.value()));
+
+  // A model of another layout refuses the checkpoint and keeps its values.
+  const TinyLanguageModel wider = TinyLanguageModel::initialized(5, 6, 1);
+  const auto before = testing::bits_of(wider.parameters[0].parameter.value());
+  const auto refused = testing::capture_error<CheckpointError>(
+      [&] { Checkpoint::load(resumed).restore_parameters(wider.parameters); });
+  EXPECT_EQ(refused->kind(), CheckpointErrorKind::ModelMismatch);
+  EXPECT_EQ(refused->evidence().name, "token_embedding.weight");
+  EXPECT_EQ(testing::bits_of(wider.parameters[0].parameter.value()), before);
   fs::remove_all(directory);
 }
 

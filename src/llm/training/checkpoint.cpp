@@ -251,6 +251,18 @@ std::size_t Checkpoint::parameter_scalars() const noexcept {
   return count;
 }
 
+// region: checkpoint-restore-parameters
+void Checkpoint::restore_parameters(const ParameterSet& parameters) const {
+  try {
+    parameters.load(parameters_);
+  } catch (const ParameterError& cause) {
+    throw error(
+        CheckpointErrorKind::ModelMismatch,
+        {.name = cause.name(), .detail = std::string(cause.kind_name()) + ": " + cause.what()});
+  }
+}
+// endregion: checkpoint-restore-parameters
+
 // --- Encoding -----------------------------------------------------------------
 
 namespace {

@@ -192,6 +192,13 @@ class Checkpoint {
   /// The number of parameter scalars.
   std::size_t parameter_scalars() const noexcept;
 
+  /// Loads the stored parameters into `parameters` by name, all or nothing
+  /// (ParameterSet::load): a model of another layout is refused and keeps
+  /// every value it had.
+  /// @throws CheckpointError ModelMismatch naming the parameter and why
+  ///         (missing, unexpected, another shape).
+  void restore_parameters(const ParameterSet& parameters) const;
+
   /// The file's bytes and its record table. Deterministic: the same state
   /// always gives the same bytes.
   /// @throws CheckpointError SizeOverflow (a count that does not fit the format).

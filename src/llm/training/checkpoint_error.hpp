@@ -47,6 +47,7 @@ enum class CheckpointErrorKind {
   ReadFailed,              ///< the file could not be opened or read
   WriteFailed,             ///< the temporary file could not be created, written or synced
   ReplaceFailed,           ///< the temporary file could not be renamed over the destination
+  ModelMismatch,           ///< the stored parameters do not fit the model they are loaded into
 };
 // endregion: checkpoint-error-kinds
 
@@ -71,7 +72,7 @@ struct CheckpointErrorTraits {
   using Kind = CheckpointErrorKind;
   using Evidence = CheckpointErrorEvidence;
   static constexpr std::string_view area = "checkpoint";
-  static constexpr std::array<ErrorKindSpec<Kind>, 25> kinds{{
+  static constexpr std::array<ErrorKindSpec<Kind>, 26> kinds{{
       {Kind::Truncated, "truncated", "{path}the checkpoint ends while reading the {field}"},
       {Kind::InvalidMagic, "invalid-magic",
        "{path}this is not a checkpoint: its first bytes are not LLMCP35"},
@@ -117,6 +118,8 @@ struct CheckpointErrorTraits {
       {Kind::ReadFailed, "read-failed", "{path}cannot read the checkpoint: {detail}"},
       {Kind::WriteFailed, "write-failed", "{path}cannot write the checkpoint: {detail}"},
       {Kind::ReplaceFailed, "replace-failed", "{path}cannot replace the checkpoint: {detail}"},
+      {Kind::ModelMismatch, "model-mismatch",
+       "{path}the checkpoint's parameters do not fit this model: {detail}"},
   }};
   /// One evidence field as the message prints it; `{path}` prints `FILE: `
   /// when a file is named and nothing for bytes in memory.
