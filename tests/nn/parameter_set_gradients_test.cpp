@@ -199,5 +199,38 @@ TEST(NamedValues, EveryRejectedLoadChangesNothing) {
   }
 }
 
+// Chapters 37-38: a cache's binding tells its own model's unchanged weights
+// from another model's, from the same model after an update, and from a
+// set of another shape.
+TEST(ParameterBinding, RecognisesOnlyTheSameNodesAtTheSameVersions) {
+  TwoParameters p;
+  const ParameterBinding binding = ParameterBinding::capture(p.set);
+  EXPECT_FALSE(binding.compare(p.set));
+  p.set.scale_gradients(0.5);  // a gradient transform is not a new value
+  EXPECT_FALSE(binding.compare(p.set));
+
+  TwoParameters other;  // same names and shapes, other nodes
+  const auto node = binding.compare(other.set);
+  ASSERT_TRUE(node);
+  EXPECT_EQ(node->kind, BindingMismatchKind::Node);
+  EXPECT_EQ(node->index, 0u);
+
+  p.b.assign(Tensor(Shape{2, 2}, {0.0, 0.0, 0.0, 0.0}));  // an update
+  const auto version = binding.compare(p.set);
+  ASSERT_TRUE(version);
+  EXPECT_EQ(version->kind, BindingMismatchKind::Version);
+  EXPECT_EQ(version->name, "model.b");
+  EXPECT_EQ(version->captured, 0u);
+  EXPECT_EQ(version->current, 1u);
+
+  ParameterSet smaller;
+  smaller.add("model.a", p.a);
+  EXPECT_EQ(binding.compare(smaller)->kind, BindingMismatchKind::Count);
+  ParameterSet renamed;
+  renamed.add("model.x", p.a);
+  renamed.add("model.b", p.b);
+  EXPECT_EQ(binding.compare(renamed)->kind, BindingMismatchKind::Name);
+}
+
 }  // namespace
 }  // namespace llm

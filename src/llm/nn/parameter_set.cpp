@@ -249,4 +249,36 @@ void ParameterSet::load(std::span<const NamedValue> values) const {
 }
 // endregion: parameter-set-named-values
 
+// region: parameter-binding-compare
+ParameterBinding ParameterBinding::capture(const ParameterSet& parameters) {
+  ParameterBinding binding;
+  for (const NamedParameter& entry : parameters) {
+    binding.entries_.push_back(
+        Entry{entry.name, entry.parameter.node_id(), entry.parameter.version()});
+  }
+  return binding;
+}
+
+std::optional<BindingMismatch> ParameterBinding::compare(const ParameterSet& parameters) const {
+  if (parameters.size() != entries_.size()) {
+    return BindingMismatch{BindingMismatchKind::Count, 0, "", entries_.size(), parameters.size()};
+  }
+  for (std::size_t index = 0; index < entries_.size(); ++index) {
+    const Entry& captured = entries_[index];
+    const NamedParameter& entry = parameters[index];
+    if (entry.name != captured.name) {
+      return BindingMismatch{BindingMismatchKind::Name, index, captured.name, 0, 0};
+    }
+    if (entry.parameter.node_id() != captured.node_id) {
+      return BindingMismatch{BindingMismatchKind::Node, index, captured.name, 0, 0};
+    }
+    if (entry.parameter.version() != captured.version) {
+      return BindingMismatch{BindingMismatchKind::Version, index, captured.name, captured.version,
+                             entry.parameter.version()};
+    }
+  }
+  return std::nullopt;
+}
+// endregion: parameter-binding-compare
+
 }  // namespace llm

@@ -14,6 +14,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -218,5 +220,50 @@ class ParameterSet {
   std::vector<NamedParameter> entries_;
 };
 // endregion: parameter-set-class
+
+// region: parameter-binding
+/// Which part of a set differs from a ParameterBinding.
+enum class BindingMismatchKind {
+  Count,    ///< the set has another number of parameters
+  Name,     ///< parameter `index` has another name
+  Node,     ///< parameter `index` is another tape node (another model)
+  Version,  ///< parameter `index` was assigned since (an optimizer step, a restore)
+};
+
+/// The first difference between a set and a binding.
+struct BindingMismatch {
+  BindingMismatchKind kind = BindingMismatchKind::Count;
+  std::size_t index = 0;       ///< the parameter (Name, Node, Version)
+  std::string name{};          ///< its captured name
+  std::uint64_t captured = 0;  ///< the captured count or version
+  std::uint64_t current = 0;   ///< the set's count or version now
+};
+
+/// The names, tape nodes and versions of a set's parameters at one moment.
+/// A key/value cache keeps one (chapters 37 and 38): rows computed with one
+/// model's weights must never be mixed with another model's, or with the
+/// same model's after an update, and a node id plus a version says exactly
+/// which values a parameter held (values are immutable; assign() bumps the
+/// version).
+class ParameterBinding {
+ public:
+  /// The binding of `parameters` now.
+  static ParameterBinding capture(const ParameterSet& parameters);
+  /// The first difference from `parameters`, in the order count, then for
+  /// each parameter name, node and version; nothing when it still matches.
+  std::optional<BindingMismatch> compare(const ParameterSet& parameters) const;
+
+  bool operator==(const ParameterBinding&) const = default;
+
+ private:
+  struct Entry {
+    std::string name;
+    std::uint64_t node_id = 0;
+    std::uint64_t version = 0;
+    bool operator==(const Entry&) const = default;
+  };
+  std::vector<Entry> entries_;
+};
+// endregion: parameter-binding
 
 }  // namespace llm
