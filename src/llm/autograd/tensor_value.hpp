@@ -297,6 +297,12 @@ class TensorValue {
   /// @throws TensorAutodiffError NonFiniteLeaf naming the first non-finite element.
   static TensorValue constant(Tensor value);
 
+  /// An untracked leaf that shares `value`'s storage and layout, copying
+  /// nothing: how a key/value cache's prefix reaches the tape (chapter 37).
+  /// The value is still checked, so the finite-tape rule holds.
+  /// @throws TensorAutodiffError NonFiniteLeaf naming the first non-finite element.
+  static TensorValue constant(SharedTensor value);
+
   // --- Reading a node --------------------------------------------------------
 
   /// The forward value: an owning, immutable handle (no copy). It keeps the
@@ -547,6 +553,18 @@ class TensorValue {
                                       std::span<RecordedOperand> operands);
 
   explicit TensorValue(std::shared_ptr<Node> node) noexcept;
+
+  // region: gradient-transform-hook
+  /// The one door to a stored gradient besides the reverse pass and
+  /// zero_grad(): ParameterSet (chapter 33's clipping) rescales it in place,
+  /// every element g becoming (g / divisor) * multiplier. A transform of the
+  /// gradient is not a new value, so the version stays and graphs recorded
+  /// before stay valid. The caller has checked that every result is finite;
+  /// a node without a gradient is left alone. gradient() stays const for
+  /// everyone else.
+  friend class ParameterSet;
+  void scale_gradient_in_place(double multiplier, double divisor) const noexcept;
+  // endregion: gradient-transform-hook
 
   /// The one reverse-pass implementation behind backward(), backward_with_seed()
   /// and backward_with_trace() (tensor_backward.cpp).
