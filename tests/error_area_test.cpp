@@ -10,16 +10,22 @@
 #include <string_view>
 #include <vector>
 
+#include "llm/attention/attention_error.hpp"
+#include "llm/autograd/decoder_op_error.hpp"
 #include "llm/autograd/gradcheck.hpp"
 #include "llm/autograd/model_ops.hpp"
 #include "llm/autograd/scalar.hpp"
 #include "llm/autograd/tensor_value.hpp"
 #include "llm/error.hpp"
+#include "llm/evaluation/final_evaluation_error.hpp"
 #include "llm/evaluation/language_model_metrics.hpp"
+#include "llm/generation/sampling_error.hpp"
 #include "llm/models/bigram.hpp"
+#include "llm/models/decoder_error.hpp"
 #include "llm/nn/layer_error.hpp"
 #include "llm/nn/parameter_error.hpp"
 #include "llm/nn/swiglu.hpp"
+#include "llm/tensor/append_buffer.hpp"
 #include "llm/tensor/tensor_error.hpp"
 #include "llm/text/bpe_tokenizer.hpp"
 #include "llm/text/bpe_trainer.hpp"
@@ -27,7 +33,10 @@
 #include "llm/text/corpus.hpp"
 #include "llm/text/text_units.hpp"
 #include "llm/training/adamw.hpp"
+#include "llm/training/adamw_state_error.hpp"
+#include "llm/training/checkpoint_error.hpp"
 #include "llm/training/mini_batches.hpp"
+#include "llm/training/training_error.hpp"
 
 namespace {
 
@@ -107,6 +116,15 @@ TEST(ErrorArea, EveryKindOfEveryAreaBuildsFromItsTable) {
   expect_every_kind_builds<llm::ParameterError, llm::ParameterErrorTraits>();
   expect_every_kind_builds<llm::BatchError, llm::BatchErrorTraits>();
   expect_every_kind_builds<llm::AdamWError, llm::AdamWErrorTraits>();
+  expect_every_kind_builds<llm::DecoderOpError, llm::DecoderOpErrorTraits>();
+  expect_every_kind_builds<llm::AttentionError, llm::AttentionErrorTraits>();
+  expect_every_kind_builds<llm::DecoderError, llm::DecoderErrorTraits>();
+  expect_every_kind_builds<llm::TrainingError, llm::TrainingErrorTraits>();
+  expect_every_kind_builds<llm::FinalEvaluationError, llm::FinalEvaluationErrorTraits>();
+  expect_every_kind_builds<llm::AdamWStateError, llm::AdamWStateErrorTraits>();
+  expect_every_kind_builds<llm::CheckpointError, llm::CheckpointErrorTraits>();
+  expect_every_kind_builds<llm::SamplingError, llm::SamplingErrorTraits>();
+  expect_every_kind_builds<llm::AppendBufferError, llm::AppendBufferErrorTraits>();
 }
 
 // A small area of its own, to pin the template: holes, braces, and the bugs a

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "llm/error.hpp"
+#include "llm/tensor/index_span.hpp"
 #include "llm/tensor/reduction.hpp"
 #include "llm/tensor/shared_tensor.hpp"
 #include "llm/tensor/tensor.hpp"
@@ -132,6 +133,7 @@ enum class TensorAutodiffErrorKind {
   NonFiniteContribution,         ///< a VJP returned NaN or an infinity
   NonFinitePassAdjoint,          ///< adding a contribution to a pass adjoint overflowed
   NonFiniteAccumulatedGradient,  ///< adding the pass adjoint to a stored gradient overflowed
+  NotOneElement,                 ///< item() on a value with zero or several elements
 };
 
 /// The offending values of a TensorAutodiffError; a kind leaves the fields it
@@ -162,7 +164,7 @@ struct TensorAutodiffErrorTraits {
   static constexpr std::string_view area = "tensor-tape";  ///< Error::area()
   /// Each kind's stable name and message, in enum order. `{named_node}` is the
   /// node's operation and index, with its label if it has one: `mean_axis node 7 ("loss")`.
-  static constexpr std::array<ErrorKindSpec<Kind>, 14> kinds{{
+  static constexpr std::array<ErrorKindSpec<Kind>, 15> kinds{{
       {Kind::NonFiniteLeaf, "non-finite-leaf",
        "{operation} value {value} at coordinate {coordinate} of shape {shape} must be finite"},
       {Kind::NonFiniteResult, "non-finite-result",
@@ -198,6 +200,8 @@ struct TensorAutodiffErrorTraits {
       {Kind::NonFiniteAccumulatedGradient, "non-finite-accumulated-gradient",
        "{named_node} cannot accumulate stored gradient {value} plus pass adjoint {other_value} at "
        "coordinate {coordinate}"},
+      {Kind::NotOneElement, "not-one-element",
+       "item() reads a value of exactly one element, but the {operation} value has shape {shape}"},
   }};
   /// A field as the message prints it, or `named_node`.
   static std::string field_text(const Evidence& evidence, std::string_view field);
@@ -314,6 +318,12 @@ class TensorValue {
   /// @throws TensorAutodiffError NonFiniteLeaf naming the first non-finite element.
   static TensorValue constant(Tensor value);
 
+  /// An untracked leaf that shares `value`'s storage and layout, copying
+  /// nothing: how a key/value cache's prefix reaches the tape (chapter 37).
+  /// The value is still checked, so the finite-tape rule holds.
+  /// @throws TensorAutodiffError NonFiniteLeaf naming the first non-finite element.
+  static TensorValue constant(SharedTensor value);
+
   // --- Reading a node --------------------------------------------------------
 
   /// The forward value: an owning, immutable handle (no copy). It keeps the
@@ -322,6 +332,10 @@ class TensorValue {
   SharedTensor value() const noexcept;
   /// The value's shape (a copy: the node may be reassigned meanwhile).
   Shape shape() const;
+  /// The value of a node holding exactly one element, whatever its rank
+  /// ([], [1], [1, 1]): a loss to print or log, e.g. `loss.item()`.
+  /// @throws TensorAutodiffError NotOneElement naming the shape.
+  double item() const;
   /// The value's rank.
   std::size_t rank() const noexcept;
   /// The operation that produced the node.
@@ -472,14 +486,15 @@ class TensorValue {
 
   /// Rows of this table [R, D] selected by `ids`, laid out as `index_shape`
   /// (chapter 16): the result is index_shape + [D] ([B, T] token IDs give
-  /// [B, T, D]) and owns copies of the rows. IDs choose destinations; they are not operands
-  /// and receive no gradient. VJP: each output row's adjoint is added into
-  /// the table row its ID selected (repeated IDs accumulate, no mean).
+  /// [B, T, D]) and owns copies of the rows. `ids` are std::size_t or the
+  /// tokenizer's TokenId (IndexSpan), read without a conversion copy. IDs
+  /// choose destinations; they are not operands and receive no gradient. VJP: each output row's
+  /// adjoint is added into the table row its ID selected (repeated IDs accumulate, no mean).
   /// Validation order as RowGatherPlan::checked (model_ops.hpp).
   /// @throws ModelOpError GatherTableRank, GatherIndexCountMismatch,
   ///         GatherIndexOutOfBounds (the first bad ID in flat order).
   /// @throws TensorError ShapeOverflow for index_shape or the output shape.
-  TensorValue gather_rows(std::span<const std::size_t> ids, const Shape& index_shape) const;
+  TensorValue gather_rows(IndexSpan ids, const Shape& index_shape) const;
 
   /// e^x elementwise, same shape (chapter 16). VJP: upstream times the saved output.
   /// @throws TensorAutodiffError NonFiniteResult if e^x overflows (x > ~709.78).
@@ -507,21 +522,25 @@ class TensorValue {
 
   /// Mean negative log-likelihood [] of `targets` (chapter 16): one class per
   /// group of the class axis `axis`, in flat group order; the loss is
-  /// (1/G) sum_g -log P[g, t_g], natural log.
+  /// (1/G) sum_g -log P[g, t_g], natural log. `targets` are std::size_t or
+  /// TokenId (IndexSpan).
   /// One checked forward call emits the loss and the probabilities P, which
   /// are saved: dZ[g, c] = (L/G) (P[g, c] - [c = t_g]) with L the upstream.
   /// @throws TensorError InvalidAxis, EmptyAxis, TargetCountMismatch,
   ///         EmptyTargets, TargetOutOfRange (first failing group), in that order.
-  TensorValue indexed_mean_nll(std::size_t axis, std::span<const std::size_t> targets) const;
+  TensorValue indexed_mean_nll(std::size_t axis, IndexSpan targets) const;
   // endregion: model-operation-declarations
 
   // --- Reverse passes (tensor_backward.cpp) ----------------------------------
 
-  /// One reverse pass from this rank-zero output with seed 1, retaining the
-  /// graph; adds the pass adjoint of every reachable parameter to its gradient.
+  /// One reverse pass from this rank-zero output with seed 1; adds the pass
+  /// adjoint of every reachable parameter to its gradient. The graph is
+  /// released afterwards unless `retention` is Retention::Retain, so a loss
+  /// kept for logging keeps one node, not its graph (a second pass through
+  /// the same graph, or zero_grad() through it, needs Retain).
   /// @throws TensorAutodiffError UntrackedOutput, NonScalarOutput, and the
   ///         kinds of backward_with_seed.
-  void backward() const;
+  void backward(Retention retention = Retention::Release) const;
 
   /// One reverse pass from this output of any shape with seed `seed`.
   /// Postcondition on success: every reachable parameter's gradient grew by
@@ -535,8 +554,9 @@ class TensorValue {
   ///         NonFinitePassAdjoint, NonFiniteAccumulatedGradient.
   void backward_with_seed(const Tensor& seed, Retention retention) const;
 
-  /// backward() that also returns the trace of the pass.
-  TensorBackwardTrace backward_with_trace() const;
+  /// backward() that also returns the trace of the pass (releasing the graph
+  /// afterwards unless `retention` is Retention::Retain).
+  TensorBackwardTrace backward_with_trace(Retention retention = Retention::Release) const;
 
   /// backward_with_seed() that also returns the trace of the pass: the same
   /// reverse implementation, recording what it computes.
@@ -557,6 +577,18 @@ class TensorValue {
                                       std::span<RecordedOperand> operands);
 
   explicit TensorValue(std::shared_ptr<Node> node) noexcept;
+
+  // region: gradient-transform-hook
+  /// The one door to a stored gradient besides the reverse pass and
+  /// zero_grad(): ParameterSet (chapter 33's clipping) rescales it in place,
+  /// every element g becoming (g / divisor) * multiplier. A transform of the
+  /// gradient is not a new value, so the version stays and graphs recorded
+  /// before stay valid. The caller has checked that every result is finite;
+  /// a node without a gradient is left alone. gradient() stays const for
+  /// everyone else.
+  friend class ParameterSet;
+  void scale_gradient_in_place(double multiplier, double divisor) const noexcept;
+  // endregion: gradient-transform-hook
 
   /// The one reverse-pass implementation behind backward(), backward_with_seed()
   /// and backward_with_trace() (tensor_backward.cpp).

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <utility>
 
+#include "llm/format.hpp"
+
 namespace llm {
 
 std::string ParameterErrorTraits::field_text(const Evidence& evidence, std::string_view field) {
@@ -15,6 +17,9 @@ std::string ParameterErrorTraits::field_text(const Evidence& evidence, std::stri
   if (field == "fan_out") return std::to_string(evidence.fan_out);
   if (field == "first_name") return evidence.first_name;
   if (field == "cause_message") return evidence.cause_message;
+  if (field == "value") return format_shortest(evidence.value);
+  if (field == "divisor") return format_shortest(evidence.divisor);
+  if (field == "multiplier") return format_shortest(evidence.multiplier);
   if (field == "name_fault") {  // empty, an empty segment (byte 0), or a byte outside the grammar
     if (evidence.name.empty()) return "a parameter name must not be empty";
     const std::string subject = "parameter name \"" + evidence.name + "\" has ";

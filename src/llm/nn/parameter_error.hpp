@@ -28,6 +28,11 @@ enum class ParameterErrorKind {
   ZeroFanOut,            ///< an initializer was asked for fan-out 0
   FanSumOverflow,        ///< fan-in + fan-out does not fit size_t
   ShapeProductOverflow,  ///< fan-in * fan-out does not fit size_t
+  MissingValue,          ///< a load by name gives no value for one of the set's parameters
+  UnexpectedValue,       ///< a load by name gives a value for a name the set does not hold
+  DuplicateValue,        ///< a load by name gives two values under one name
+  InvalidGradientScale,  ///< a gradient scale that is not finite and >= 0, or a divisor not > 0
+  NonFiniteScaledGradient,  ///< scaling a stored gradient would overflow
 };
 // endregion: parameter-error-kinds
 
@@ -35,12 +40,14 @@ enum class ParameterErrorKind {
 /// not use empty or zero.
 struct ParameterErrorEvidence {
   /// The offending name (InvalidName, DuplicateName, SharedParameter, UnknownName,
-  /// NotAParameter, SnapshotMismatch, RejectedValue).
+  /// NotAParameter, SnapshotMismatch, RejectedValue, MissingValue, UnexpectedValue,
+  /// DuplicateValue, NonFiniteScaledGradient).
   std::string name{};
   /// InvalidName: the byte offset of the fault (the name's length for a
   /// trailing dot). DuplicateName, SharedParameter: the position of the
-  /// earlier parameter. SnapshotMismatch, RejectedValue: the parameter's
-  /// position in the set.
+  /// earlier parameter. SnapshotMismatch, RejectedValue, MissingValue: the
+  /// parameter's position in the set. UnexpectedValue, DuplicateValue: the
+  /// position in the loaded list. NonFiniteScaledGradient: the flat element.
   std::size_t index = 0;
   std::uint8_t byte = 0;     ///< InvalidName: the offending byte, 0 for an empty name or segment
   std::size_t expected = 0;  ///< UpdateCountMismatch: entries required (the set's size)
@@ -50,6 +57,11 @@ struct ParameterErrorEvidence {
   std::string_view cause_kind{};  ///< RejectedValue: the tape error's kind name
   std::string first_name{};       ///< SharedParameter: the name the node already has in the set
   std::string cause_message{};    ///< RejectedValue: the tape error's message
+  /// InvalidGradientScale: the multiplier; NonFiniteScaledGradient: the
+  /// gradient element that would overflow.
+  double value = 0.0;
+  double divisor = 0.0;     ///< InvalidGradientScale, NonFiniteScaledGradient: the divisor
+  double multiplier = 0.0;  ///< NonFiniteScaledGradient: the multiplier
 };
 
 /// The `parameter` area: each kind's stable name and message, in enum order.
@@ -59,7 +71,7 @@ struct ParameterErrorTraits {
   static constexpr std::string_view area = "parameter";  ///< Error::area()
   /// Each kind's stable name and message, in enum order. `{name_fault}` is
   /// the rule of the name grammar the name breaks, as one of three sentences.
-  static constexpr std::array<ErrorKindSpec<Kind>, 12> kinds{{
+  static constexpr std::array<ErrorKindSpec<Kind>, 17> kinds{{
       {Kind::InvalidName, "invalid-name", "{name_fault}"},
       {Kind::DuplicateName, "duplicate-name",
        "parameter name \"{name}\" is already taken by parameter {index} of the set"},
@@ -82,6 +94,18 @@ struct ParameterErrorTraits {
        "fan-in {fan_in} plus fan-out {fan_out} does not fit size_t"},
       {Kind::ShapeProductOverflow, "shape-product-overflow",
        "a [{fan_in}, {fan_out}] matrix has more elements than size_t can count"},
+      {Kind::MissingValue, "missing-value",
+       "no value was given for parameter {index} \"{name}\" of the set"},
+      {Kind::UnexpectedValue, "unexpected-value",
+       "value {index} is named \"{name}\", but the set holds no parameter of that name"},
+      {Kind::DuplicateValue, "duplicate-value",
+       "value {index} repeats the name \"{name}\" of an earlier value"},
+      {Kind::InvalidGradientScale, "invalid-gradient-scale",
+       "a gradient scale needs a finite multiplier >= 0 and a finite divisor > 0, got {value} / "
+       "{divisor}"},
+      {Kind::NonFiniteScaledGradient, "non-finite-scaled-gradient",
+       "scaling the gradient of \"{name}\" at element {index} ({value} / {divisor} * {multiplier}) "
+       "overflows"},
   }};
   /// A field as the message prints it, or `name_fault`.
   static std::string field_text(const Evidence& evidence, std::string_view field);
@@ -98,12 +122,14 @@ class ParameterError : public KindedError<ParameterErrorTraits> {
       : KindedError(kind, std::move(evidence)) {}
 
   /// The offending name (InvalidName, DuplicateName, UnknownName, SnapshotMismatch,
-  /// RejectedValue).
+  /// RejectedValue, MissingValue, UnexpectedValue, DuplicateValue, NonFiniteScaledGradient).
   const std::string& name() const noexcept { return evidence().name; }
   /// InvalidName: the byte offset of the fault (the name's length for a
   /// trailing dot). DuplicateName, SharedParameter: the position of the
   /// earlier parameter.
-  /// SnapshotMismatch, RejectedValue: the parameter's position in the set.
+  /// SnapshotMismatch, RejectedValue, MissingValue: the parameter's position in the set.
+  /// UnexpectedValue, DuplicateValue: the position in the loaded list.
+  /// NonFiniteScaledGradient: the flat element.
   std::size_t index() const noexcept { return evidence().index; }
   /// InvalidName: the offending byte, 0 for an empty name or segment.
   std::uint8_t byte() const noexcept { return evidence().byte; }
@@ -119,6 +145,11 @@ class ParameterError : public KindedError<ParameterErrorTraits> {
   std::string_view cause_kind() const noexcept { return evidence().cause_kind; }
   /// SharedParameter: the name the node already has in the set.
   const std::string& first_name() const noexcept { return evidence().first_name; }
+  /// InvalidGradientScale: the multiplier; NonFiniteScaledGradient: the
+  /// gradient element that would overflow.
+  double value() const noexcept { return evidence().value; }
+  /// InvalidGradientScale: the divisor (1 for a plain factor).
+  double divisor() const noexcept { return evidence().divisor; }
 
   /// RejectedValue: the tape refused the new value of parameter `index`,
   /// `name`, with `cause` (its kind name and message become evidence).
