@@ -340,19 +340,25 @@ def header_entities(xml_dir: Path, header: str) -> tuple[list[str], list[Path]]:
     for compound in index.findall("compound"):
         name = compound.findtext("name", "")
         kind = compound.get("kind")
-        if kind not in ("class", "struct") or name.count("::") != 1 or not name.startswith("llm::"):
+        if kind not in ("class", "struct", "concept"):
+            continue
+        if name.count("::") != 1 or not name.startswith("llm::"):
             continue
         path = xml_dir / f"{compound.get('refid')}.xml"
         location = ElementTree.parse(path).getroot().find("compounddef/location")
         if location is not None and location.get("file") == header:
             used.append(path)
-            found.append((int(location.get("line", "0")), f"```{{doxygen{kind}}} {name}\n:members:\n```"))
+            options = "" if kind == "concept" else ":members:\n"
+            found.append((int(location.get("line", "0")), f"```{{doxygen{kind}}} {name}\n{options}```"))
 
     namespace_path = xml_dir / "namespacellm.xml"
     members = ElementTree.parse(namespace_path).getroot().iter("memberdef")
     in_header = [m for m in members if m.find("location") is not None and m.find("location").get("file") == header]
     used.append(namespace_path)
-    overloads = Counter(m.findtext("name") for m in in_header if m.get("kind") == "function")
+    # Overloads are counted across the namespace: llm::softmax is a kernel in
+    # one header and a tape operation in another, and each needs its parameters.
+    everywhere = ElementTree.parse(namespace_path).getroot().iter("memberdef")
+    overloads = Counter(m.findtext("name") for m in everywhere if m.get("kind") == "function")
     for member in in_header:
         kind, name = member.get("kind"), member.findtext("name")
         line = int(member.find("location").get("line", "0"))

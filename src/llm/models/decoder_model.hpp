@@ -86,12 +86,12 @@ class DecoderModel {
   TensorValue forward(IndexSpan ids, const Shape& id_shape) const;
 
   /// forward(), keeping every node.
-  /// @throws as forward().
+  /// @throws DecoderError as forward(), and the AttentionError and DecoderOpError kinds it names.
   DecoderPass forward_with_intermediates(IndexSpan ids, const Shape& id_shape) const;
 
   /// The mean next-token NLL [] of `targets` (one per position, row-major
   /// [B, T], natural log) under forward(ids, id_shape).
-  /// @throws as forward(), then DecoderError TargetCountMismatch,
+  /// @throws DecoderError as forward(), then TargetCountMismatch,
   ///         TargetOutOfRange; all before anything is computed.
   TensorValue loss(IndexSpan ids, const Shape& id_shape, IndexSpan targets) const;
 
