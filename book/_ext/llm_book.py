@@ -11,7 +11,7 @@
 * ``answer`` directive: content collapsed in ``<details>`` until opened.
 * Source pages: every file shown in a listing is published, highlighted with
   line anchors, at ``_source/<path>.html``; listings link into it (the page
-  itself is drawn by llm_links.source_page_body). Only paths the listing
+  itself is drawn and published by llm_links). Only paths the listing
   directive accepted are published, under their canonical
   repository-relative name, so no page is read or written outside the
   repository and the HTML output folder.
@@ -39,7 +39,7 @@ import shutil
 import xml.etree.ElementTree as ElementTree
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -51,7 +51,6 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-import llm_links
 
 logger = logging.getLogger(__name__)
 
@@ -404,28 +403,6 @@ def merge_sources(app: Sphinx, env: Any, docnames: set[str], other: Any) -> None
         env.llm_book_parts = other.llm_book_parts
 
 
-def collect_source_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
-    """Publishes each listed source file, highlighted, with ``L-<n>`` line anchors."""
-    paths = sorted(set().union(*getattr(app.env, "llm_listing_sources", {}).values()))
-    for recorded in paths:
-        # Checked again: an environment pickled by an older build may hold any path.
-        path = checked_source_path(recorded)
-        if path is None or path != recorded:
-            logger.warning("listing source %r is not a file inside the repository; not published", recorded)
-            continue
-        try:
-            text = (source_root() / path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            logger.warning("listing source %s cannot be read: %s", path, error)
-            continue
-        context = {
-            "title": path,
-            "body": llm_links.source_page_body(app, source_page(path), path, text),
-            "parents": [],
-        }
-        yield source_page(path), context, "page.html"
-
-
 def copy_mathjax(app: Sphinx, exception: Exception | None) -> None:
     """Copies the offline MathJax 2 files the pages load (unchanged files are skipped)."""
     if exception is not None or app.builder.format != "html":
@@ -468,7 +445,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     )
     app.connect("env-purge-doc", purge_sources)
     app.connect("env-merge-info", merge_sources)
-    app.connect("html-collect-pages", collect_source_pages)
     app.connect("missing-reference", unlink_file_references)
     app.connect("build-finished", copy_mathjax)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

@@ -15,6 +15,10 @@
   their own column, outside the copied code, and are not tab stops.
 * Listing anchors are unique on a page (a region listed twice gets
   ``listing-name-2``).
+
+This module builds on llm_book (the repository root, the checked source paths
+its listing directive recorded) and llm_book never imports it, so the two
+extensions load in either order without an import circle.
 """
 
 from __future__ import annotations
@@ -32,6 +36,12 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import CppLexer
 from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.util import logging
+
+# llm_links reads what llm_book recorded, never the other way round.
+from llm_book import checked_source_path, source_page, source_root
+
+logger = logging.getLogger(__name__)
 
 #: A chapter page: ``chapters/16-model-autodiff-ops``.
 CHAPTER_DOC = re.compile(r"chapters/(\d\d)-[a-z0-9-]+")
@@ -239,8 +249,6 @@ def current_usage(app: Sphinx) -> dict[str, list[tuple[str, str]]]:
     """The usage table for this build (computed once per build)."""
     cached = getattr(app, "_llm_usage", None)
     if cached is None:
-        from llm_book import source_root
-
         declarations, definitions = _xml_dirs(app)
         entities = load_entities(declarations, definitions, source_root()) if (declarations / "index.xml").exists() else {}
         cached = usage(app.env, entities)
@@ -336,10 +344,33 @@ def source_page_body(app: Sphinx, page: str, path: str, text: str) -> str:
     )
 
 
+def collect_source_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
+    """Publishes each listed source file, highlighted, with ``L-<n>`` line anchors."""
+    paths = sorted(set().union(*getattr(app.env, "llm_listing_sources", {}).values()))
+    for recorded in paths:
+        # Checked again: an environment pickled by an older build may hold any path.
+        path = checked_source_path(recorded)
+        if path is None or path != recorded:
+            logger.warning("listing source %r is not a file inside the repository; not published", recorded)
+            continue
+        try:
+            text = (source_root() / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            logger.warning("listing source %s cannot be read: %s", path, error)
+            continue
+        context = {
+            "title": path,
+            "body": source_page_body(app, source_page(path), path, text),
+            "parents": [],
+        }
+        yield source_page(path), context, "page.html"
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("doctree-read", record_page)
     app.connect("env-purge-doc", purge_page)
     app.connect("env-merge-info", merge_pages)
     app.connect("env-get-updated", outdated_api_pages)
     app.connect("doctree-resolved", add_used_in)
+    app.connect("html-collect-pages", collect_source_pages)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}
