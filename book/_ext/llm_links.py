@@ -239,7 +239,9 @@ def usage(env: Any, entities: dict[str, Entity]) -> dict[str, list[tuple[str, st
 
 
 def _xml_dirs(app: Sphinx) -> tuple[Path, Path]:
-    declarations = Path(app.config.breathe_projects[app.config.breathe_default_project])
+    """Doxygen's declaration and definition XML folders (none without Breathe: an empty usage table)."""
+    projects = getattr(app.config, "breathe_projects", None) or {}
+    declarations = Path(projects.get(getattr(app.config, "breathe_default_project", ""), Path(app.outdir) / "no-doxygen-xml"))
     if not declarations.is_absolute():
         declarations = Path(app.confdir) / declarations
     return declarations, declarations.parent / "definitions-xml"
