@@ -60,6 +60,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools import stale
 from tools.fileio import atomic_write_bytes, atomic_write_text, repository_root
 from tools.textdiff import first_difference, unified_diff, utf8_problem
 
@@ -534,14 +535,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run_dir = argparse.ArgumentParser(add_help=False)
     run_dir.add_argument("--run-dir", type=Path, required=True, help="e.g. build/chapters/SLUG")
-    run_dir.add_argument(
+    stale_pages = argparse.ArgumentParser(add_help=False)
+    stale_pages.add_argument(
         "--stale",
         type=Path,
         action="append",
         default=[],
         metavar="FILE",
-        help="a page built from this chapter's output, deleted if the step fails so that "
-        "no page keeps showing output the build no longer accepts (repeatable)",
+        help="a page built from this chapter's output, withdrawn if the step fails so that "
+        "no page keeps showing output the build no longer accepts (tools/stale.py; repeatable)",
     )
 
     parser = argparse.ArgumentParser(
@@ -549,9 +551,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     for name, parents, handler, summary in (
-        ("run", [common, executable, run_dir], _command_run, "run the demo, accept its output"),
-        ("verify", [common, run_dir], _command_verify, "compare output.txt with expected.txt"),
-        ("sync", [common, executable], _command_sync, "run the demo twice, write expected.txt"),
+        ("run", [common, executable, run_dir, stale_pages], _command_run, "run the demo, accept its output"),
+        ("verify", [common, run_dir, stale_pages], _command_verify, "compare output.txt with expected.txt"),
+        ("sync", [common, executable, stale_pages], _command_sync, "run the demo twice, write expected.txt"),
         ("check", [common, executable], _command_check, "run and compare, writing nothing"),
     ):
         command = commands.add_parser(name, parents=parents, help=summary)
@@ -570,10 +572,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         chapter = Chapter.find(arguments.root, arguments.chapter)
         arguments.handler(arguments, chapter)
     except DemoError as error:
-        for page in getattr(arguments, "stale", []):
-            page.unlink(missing_ok=True)
+        notes = stale.withdraw(getattr(arguments, "stale", []), str(error))
         sys.stdout.flush()
         print(error, file=sys.stderr)
+        for note in notes:
+            print(f"chapter {arguments.chapter.split('-')[0]}: {note}")
         return 1
     return 0
 

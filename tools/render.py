@@ -45,8 +45,9 @@ Usage (the build runs this; see cmake/LlmChapter.cmake)::
 
 Every error names ``chapter.md`` and the line of the macro call that failed (or
 the file and line at fault: a malformed region, a non-UTF-8 byte, a broken
-trace or figures.py, unreadable Doxygen XML); on any error the page, its HTML
-page and its figure files are deleted, so no stale page is left behind.
+trace or figures.py, unreadable Doxygen XML); on any error the page and its
+figure files are deleted and its HTML page is replaced by a notice saying why
+(tools/stale.py), so no stale page is left behind.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ from typing import Any, Callable
 
 import jinja2
 
-from tools import chapters, figures, links
+from tools import chapters, figures, links, stale
 from tools.api_roles import ParseError, api_names, check_api_roles
 from tools.blocks import BlockPlacer, PlacementError, parse_block
 from tools.fileio import atomic_write_text, repository_root
@@ -382,14 +383,6 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
-def _remove_outputs(paths: list[Path], asset_dir: Path) -> None:
-    """Delete a failed render's page, the pages built from it and its figure files."""
-    for path in paths:
-        if not path.is_dir():
-            path.unlink(missing_ok=True)  # never leave a stale page that looks current
-    shutil.rmtree(asset_dir, ignore_errors=True)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point; returns the process exit status."""
     parser = argparse.ArgumentParser(prog="python -m tools.render", description=__doc__.splitlines()[0])
@@ -411,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="FILE",
-        help="another page built from this one (the HTML), deleted if rendering fails (repeatable)",
+        help="another page built from this one (the HTML), withdrawn if rendering fails (tools/stale.py; repeatable)",
     )
     args = parser.parse_args(argv)
     if args.run_dir is None and not args.no_demo:
@@ -449,9 +442,13 @@ def main(argv: list[str] | None = None) -> int:
             f"{time.monotonic() - started:.2f} s) -> {_display_path(args.output)}"
         )
         return 0
-    _remove_outputs([args.output, *args.stale], renderer.context.asset_dir)
+    # A failed render's page, the pages built from it (tools/stale.py) and its figure files go.
+    notes = stale.withdraw([args.output, *args.stale], f"{message}\nchapter {renderer.number}: render ... FAILED")
+    shutil.rmtree(renderer.context.asset_dir, ignore_errors=True)
     print(f"error: {message}", file=sys.stderr)
     print(f"chapter {renderer.number}: render ... FAILED", file=sys.stderr)
+    for note in notes:
+        print(f"chapter {renderer.number}: {note}")
     return 1
 
 
