@@ -17,6 +17,16 @@ CHAPTER_NUMBERS := $(foreach c,$(CHAPTERS),$(firstword $(subst -, ,$(c))))
 # Chapters declared with llm_chapter(NO_DEMO) have a page but no demo to run or sync.
 NO_DEMO_CHAPTERS := $(notdir $(patsubst %/,%,$(dir $(shell grep -l 'llm_chapter.*NO_DEMO' chapters/[0-9]*/CMakeLists.txt 2>/dev/null))))
 DEMO_CHAPTERS := $(filter-out $(NO_DEMO_CHAPTERS),$(CHAPTERS))
+# SYNC=1, yes or true syncs; 0, no, false or nothing does not. Any other value
+# stops `make chapter-NN` before anything runs, rather than being ignored.
+SYNC_TRUE := 1 yes true Yes True YES
+SYNC_FALSE := 0 no false No False NO
+SYNC_ON := $(if $(filter $(SYNC_TRUE),$(strip $(SYNC))),1)
+ifneq ($(filter chapter-%,$(MAKECMDGOALS)),)
+ifneq ($(filter-out $(SYNC_TRUE) $(SYNC_FALSE),$(strip $(SYNC)))$(word 2,$(SYNC)),)
+$(error SYNC='$(SYNC)' is neither on nor off: write SYNC=1 (or yes, true) to accept the demo's output, or leave SYNC out)
+endif
+endif
 CONFIGURE_ARGS := -G "$(GENERATOR)" -DCMAKE_CXX_COMPILER=$(CXX) -DLLM_PYTHON=$(PYTHON) -DLLM_WERROR=$(WERROR) -DLLM_DEMO_TIMEOUT=$(DEMO_TIMEOUT)
 CMAKE_BUILD := cmake --build $(BUILD) --target
 
@@ -43,7 +53,7 @@ help: ## List the targets
 	@echo "  make chapter-NN    build chapter NN's demo, run it, verify its output, render its page"
 	@echo "                     (chapters: $(CHAPTER_NUMBERS))"
 	@echo "  make chapter-NN SYNC=1   run chapter NN's demo twice and, if both runs print the same"
-	@echo "                     UTF-8 text, accept it into its expected.txt; then as above"
+	@echo "                     UTF-8 text, accept it into its expected.txt; then as above (SYNC=yes, true too)"
 	@echo "  make sync          the same for every chapter"
 	@echo "  make test          GoogleTest suites, one output check per chapter, and the tools' pytest suites"
 	@echo "  make check-html    the built book in headless Chromium; screenshots -> $(BUILD)/screenshots"
@@ -74,9 +84,9 @@ chapter-%: FORCE
 	number=$${slug%%-*}; \
 	$(MAKE) --no-print-directory deps || exit 1; \
 	$(LOCK) && $(CONFIGURE) || exit 1; \
-	if [ '$(SYNC)' = 1 ] && [ -n '$(filter $*-% $*,$(NO_DEMO_CHAPTERS))' ]; then \
+	if [ -n '$(SYNC_ON)' ] && [ -n '$(filter $*-% $*,$(NO_DEMO_CHAPTERS))' ]; then \
 	  echo "chapter $$number: no demo (llm_chapter(NO_DEMO)), nothing to sync"; \
-	elif [ '$(SYNC)' = 1 ]; then \
+	elif [ -n '$(SYNC_ON)' ]; then \
 	  $(CMAKE_BUILD) chapter-$$number-sync || exit 1; \
 	fi; \
 	$(CMAKE_BUILD) chapter-$$number && \
