@@ -70,12 +70,15 @@ from tools.blocks import BlockPlacer, PlacementError, parse_block
 from tools.fileio import atomic_write_text, repository_root
 from tools.regions import Region, RegionError, resolve_reference
 from tools.sandbox import (
+    TIME_LIMIT_SECONDS,
     ChapterEnvironment,
     FigureMacros,
     RenderError,
+    RenderLimits,
     check_inside_repository,
     check_unicode,
     describe,
+    generate_page,
     load_figures_module,
     read_text_file,
     template_line,
@@ -112,9 +115,11 @@ class ChapterRenderer:
         root: Path | None = None,
         api_xml: Path | None = None,
         has_demo: bool = True,
+        time_limit: float = TIME_LIMIT_SECONDS,
     ) -> None:
         """``run_dir`` holds the demo's verified output and trace; it may be
-        None only for a chapter without a demo (``has_demo=False``)."""
+        None only for a chapter without a demo (``has_demo=False``).
+        ``time_limit`` bounds the seconds the template and figures may take."""
         if has_demo and run_dir is None:
             raise ValueError(f"chapter {slug}: a chapter with a demo needs its run directory")
         self.root = root or repository_root()
@@ -127,6 +132,7 @@ class ChapterRenderer:
         self.output = output
         self.api_xml = api_xml
         self.has_demo = has_demo
+        self.time_limit = time_limit
         self.context = figures.RenderContext(
             slug=slug, asset_dir=output.parent / slug, asset_prefix=slug
         )
@@ -325,9 +331,11 @@ class ChapterRenderer:
         """
         text = self._read_inputs()
         figures.begin(self.context)
-        environment = self._environment(text)
         try:
-            page = links.localize_citations(environment.get_template("chapter.md").render(), self.number)
+            with RenderLimits(self.time_limit):
+                environment = self._environment(text)
+                template = environment.get_template("chapter.md")
+                page = links.localize_citations(generate_page(template, self.source_label), self.number)
         except (RenderError, RegionError):
             raise
         except jinja2.TemplateSyntaxError as error:
@@ -406,6 +414,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="FILE",
         help="another page built from this one (the HTML), withdrawn if rendering fails (tools/stale.py; repeatable)",
     )
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=TIME_LIMIT_SECONDS,
+        metavar="SECONDS",
+        help=f"stop a page that takes longer to render (default {TIME_LIMIT_SECONDS:g})",
+    )
     args = parser.parse_args(argv)
     if args.run_dir is None and not args.no_demo:
         parser.error("--run-dir is required unless the chapter has no demo (--no-demo)")
@@ -417,6 +432,7 @@ def main(argv: list[str] | None = None) -> int:
         args.output.resolve(),
         api_xml=args.api_xml,
         has_demo=not args.no_demo,
+        time_limit=args.time_limit,
     )
     target = args.output
     try:
