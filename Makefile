@@ -1,9 +1,17 @@
 # The front door of "LLM from scratch in C++". Thin: every target delegates to
 # CMake (which decides what is out of date), ctest, or the tools in tools/.
-# `make help` lists the targets. Variables: BUILD, PYTHON, CXX, WERROR, SYNC, DEMO_TIMEOUT,
+# `make help` lists the targets. Variables: BUILD, PYTHON, CXX, WERROR, SYNC, SANITIZE, DEMO_TIMEOUT,
 # and for `make bench`: BENCH_BUILD, BENCH_JSON, BENCH_ARGS.
 
 SHELL := /bin/bash
+# SANITIZE=1: build and test everything under AddressSanitizer and
+# UndefinedBehaviorSanitizer, in its own build directory, with a longer demo
+# time limit (a sanitized demo runs several times slower).
+ifneq ($(filter 1 yes true,$(SANITIZE)),)
+BUILD ?= build-asan
+DEMO_TIMEOUT ?= 300
+SANITIZE_ARGS := -DLLM_SANITIZE=ON
+endif
 BUILD ?= build
 # Debian's interpreter has the book's Python modules (jinja2, sphinx, breathe...);
 # a python3 earlier on PATH (pyenv, venv) usually does not.
@@ -27,7 +35,7 @@ ifneq ($(filter-out $(SYNC_TRUE) $(SYNC_FALSE),$(strip $(SYNC)))$(word 2,$(SYNC)
 $(error SYNC='$(SYNC)' is neither on nor off: write SYNC=1 (or yes, true) to accept the demo's output, or leave SYNC out)
 endif
 endif
-CONFIGURE_ARGS := -G "$(GENERATOR)" -DCMAKE_CXX_COMPILER=$(CXX) -DLLM_PYTHON=$(PYTHON) -DLLM_WERROR=$(WERROR) -DLLM_DEMO_TIMEOUT=$(DEMO_TIMEOUT)
+CONFIGURE_ARGS := $(strip -G "$(GENERATOR)" -DCMAKE_CXX_COMPILER=$(CXX) -DLLM_PYTHON=$(PYTHON) -DLLM_WERROR=$(WERROR) -DLLM_DEMO_TIMEOUT=$(DEMO_TIMEOUT) $(SANITIZE_ARGS))
 CMAKE_BUILD := cmake --build $(BUILD) --target
 
 # One build at a time per build directory (tools/buildlock.py): a recipe that
@@ -56,6 +64,7 @@ help: ## List the targets
 	@echo "                     UTF-8 text, accept it into its expected.txt; then as above (SYNC=yes, true too)"
 	@echo "  make sync          the same for every chapter"
 	@echo "  make test          GoogleTest suites, one output check per chapter, and the tools' pytest suites"
+	@echo "  make test SANITIZE=1   the suites and every demo's check under ASan and UBSan, in build-asan/"
 	@echo "  make check-html    the built book in headless Chromium; screenshots -> $(BUILD)/screenshots"
 	@echo "  make bench         Google Benchmark: ours vs OpenBLAS and libtorch, one thread (installs them) -> $(BENCH_BUILD)/bench.json"
 	@echo "  make clean         remove everything built in $(BUILD)/"
