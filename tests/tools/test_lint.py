@@ -42,4 +42,3 @@ def test_a_bad_figure_module_fails_naming_each_defect(tmp_path: Path) -> None:
         "figures.py:8:12: F541 f-string is missing placeholders",
         "figures.py:12:13: F821 undefined name 'undefined_name'",
     ]
-
