@@ -191,8 +191,12 @@ class details(nodes.General, nodes.Element):
 
 
 def visit_details(translator: Any, node: details) -> None:
+    ids = node.get("ids", [])
+    identifier = f' id="{html.escape(ids[0])}"' if ids else ""
+    if translator.builder.name == "epub":  # an e-book shows its answers (llm_epub)
+        identifier += ' open="open"'
     translator.body.append(
-        f'<details class="answer"><summary>{html.escape(node["summary"])}</summary>\n'
+        f'<details class="answer"{identifier}><summary>{html.escape(node["summary"])}</summary>\n'
     )
 
 
@@ -362,9 +366,25 @@ def header_entities(xml_dir: Path, header: str) -> tuple[list[str], list[Path]]:
 
 
 class ApiHeaderDirective(SphinxDirective):
-    """``{api-header} llm/tensor/tensor.hpp``: everything the header declares, via Breathe."""
+    """``{api-header} llm/tensor/tensor.hpp``: everything the header declares, via Breathe,
+    under links to the header's source page and its ``.cpp`` file's, if it has one."""
 
     required_arguments = 1
+
+    def source_links(self, header: str) -> nodes.paragraph:
+        paragraph = nodes.paragraph("", "", classes=["llm-api-source"])
+        paragraph += nodes.Text("Source: ")
+        header_path = f"src/{header}"
+        paths = [header_path] + [
+            candidate for candidate in (header_path.removesuffix(".hpp") + ".cpp",)
+            if candidate != header_path and (source_root() / candidate).is_file()
+        ]
+        for position, path in enumerate(paths):
+            if position:
+                paragraph += nodes.Text(" · ")
+            uri = self.env.app.builder.get_relative_uri(self.env.docname, source_page(path))
+            paragraph += nodes.reference("", "", nodes.literal(Path(path).name, Path(path).name), refuri=uri)
+        return paragraph
 
     def run(self) -> list[nodes.Node]:
         header = self.arguments[0]
@@ -375,6 +395,7 @@ class ApiHeaderDirective(SphinxDirective):
             self.env.note_dependency(str(path))
         section = nodes.section(ids=[nodes.make_id(f"api-{header}")])
         section += nodes.title(header, "", nodes.literal(header, header))
+        section += self.source_links(header)
         text = "\n\n".join(directives_)
         from docutils.statemachine import StringList
 
@@ -438,6 +459,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_node(
         details,
         html=(visit_details, depart_details),
+        epub=(visit_details, depart_details),
         latex=(skip_details, skip_details),
         text=(skip_details, skip_details),
         man=(skip_details, skip_details),

@@ -1,8 +1,10 @@
 // The typed error of the layers of Part IV (area `layer`): a table, weight or
 // bias of the wrong shape, or an input a layer cannot read. Taught in
-// chapters 18 and 19.
+// chapters 18 and 19. Written in the one pattern of src/llm/error.hpp: the
+// kinds, one table of names and messages, the evidence.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -29,42 +31,66 @@ enum class LayerErrorKind {
 };
 // endregion: layer-error-kinds
 
-/// Stable kebab-case name of a kind, e.g. `input-width-mismatch`.
-std::string_view layer_error_kind_name(LayerErrorKind kind);
+/// The offending values of a LayerError; a kind leaves the fields it does
+/// not use empty or zero.
+struct LayerErrorEvidence {
+  std::string role{};        ///< NotAParameter: which handle, e.g. `linear weight`
+  Shape shape{};             ///< the offending table, weight, bias or input shape
+  std::size_t expected = 0;  ///< BiasWidthMismatch: out; InputWidthMismatch: in
+  std::size_t actual = 0;    ///< the extent found
+};
+
+// region: layer-error-table
+/// The `layer` area: each kind's stable name and message, in enum order.
+struct LayerErrorTraits {
+  using Kind = LayerErrorKind;
+  using Evidence = LayerErrorEvidence;
+  static constexpr std::string_view area = "layer";
+  static constexpr std::array<ErrorKindSpec<Kind>, 11> kinds{{
+      {Kind::NotAParameter, "not-a-parameter",
+       "the {role} must be a tape parameter (a tracked leaf)"},
+      {Kind::TableRank, "table-rank",
+       "an embedding table must be rank two [V, D], got shape {shape}"},
+      {Kind::EmptyVocabulary, "empty-vocabulary",
+       "an embedding table needs at least one row, got shape {shape}"},
+      {Kind::ZeroEmbeddingWidth, "zero-embedding-width",
+       "an embedding table needs at least one column, got shape {shape}"},
+      {Kind::WeightRank, "weight-rank",
+       "a linear weight must be rank two [in, out], got shape {shape}"},
+      {Kind::ZeroInputWidth, "zero-input-width",
+       "a linear weight needs input width in >= 1, got shape {shape}"},
+      {Kind::ZeroOutputWidth, "zero-output-width",
+       "a linear weight needs output width out >= 1, got shape {shape}"},
+      {Kind::BiasRank, "bias-rank", "a linear bias must be rank one [out], got shape {shape}"},
+      {Kind::BiasWidthMismatch, "bias-width-mismatch",
+       "a linear bias needs the weight's output width {expected}, got {actual}"},
+      {Kind::InputRank, "input-rank", "a linear input needs a feature axis, got a rank-zero value"},
+      {Kind::InputWidthMismatch, "input-width-mismatch",
+       "a linear input's last extent must be {expected}, got shape {shape}"},
+  }};
+  /// `role`, `shape`, `expected` or `actual` as the message prints it.
+  static std::string field_text(const Evidence& evidence, std::string_view field);
+};
+// endregion: layer-error-table
 
 /// An error of a layer (area `layer`), thrown before anything is recorded or
 /// drawn: the generator, every parameter and the tape are as before the call.
-/// Fields a kind does not use are empty or zero.
-class LayerError : public Error {
+class LayerError : public KindedError<LayerErrorTraits> {
  public:
-  /// Which fact failed.
-  LayerErrorKind kind() const noexcept { return kind_; }
+  using KindedError::KindedError;
+
   /// The offending shape (table, weight, bias or input).
-  const Shape& shape() const noexcept { return shape_; }
+  const Shape& shape() const noexcept { return evidence().shape; }
   /// The required extent (BiasWidthMismatch: out; InputWidthMismatch: in).
-  std::size_t expected() const noexcept { return expected_; }
+  std::size_t expected() const noexcept { return evidence().expected; }
   /// The extent found.
-  std::size_t actual() const noexcept { return actual_; }
+  std::size_t actual() const noexcept { return evidence().actual; }
 
-  static LayerError not_a_parameter(std::string_view role);
-  static LayerError table_rank(Shape shape);
-  static LayerError empty_vocabulary(Shape shape);
-  static LayerError zero_embedding_width(Shape shape);
-  static LayerError weight_rank(Shape shape);
-  static LayerError zero_input_width(Shape shape);
-  static LayerError zero_output_width(Shape shape);
-  static LayerError bias_rank(Shape shape);
+  /// BiasWidthMismatch for a bias of shape `shape` ([actual]) against the
+  /// weight's output width `expected`.
   static LayerError bias_width_mismatch(Shape shape, std::size_t expected);
-  static LayerError input_rank(Shape shape);
+  /// InputWidthMismatch for an input [..., actual] against the weight's `expected` in.
   static LayerError input_width_mismatch(Shape shape, std::size_t expected);
-
- private:
-  LayerError(LayerErrorKind kind, const std::string& message, Shape shape);
-
-  LayerErrorKind kind_;
-  Shape shape_;
-  std::size_t expected_ = 0;
-  std::size_t actual_ = 0;
 };
 
 }  // namespace llm
