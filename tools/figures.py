@@ -27,7 +27,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from tools.fileio import atomic_write_text
 
@@ -290,7 +290,7 @@ def find_entry(entries: Iterable[Mapping[str, Any]], what: str, **match: Any) ->
 
 def max_scaled_error(check: Mapping[str, Any]) -> float:
     """The largest scaled error over a gradient check's sampled coordinates
-    (the ``coordinates`` list of chapters/common/demo_tensor_trace.hpp)."""
+    (the ``coordinates`` list of chapters/common/demo_trace.hpp)."""
     return max(coordinate["scaled_error"] for coordinate in check["coordinates"])
 
 
@@ -359,7 +359,7 @@ def label_table(rows: Iterable[str], cellpadding: int = 4, attributes: str = "")
 
 
 def value_grid(
-    values: Mapping[str, Any], fill: str = "#ffffff", cell: Any = None, width: int = 24
+    values: Mapping[str, Any], fill: str = "#ffffff", cell: Callable[[float], str] | None = None, width: int = 24
 ) -> str:
     """A trace tensor as an HTML-like table, one cell per element, rows along the first axis.
 
