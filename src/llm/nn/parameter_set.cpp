@@ -81,14 +81,14 @@ void ParameterSet::add_all(std::string_view prefix, const ParameterSet& members)
 }
 // endregion: parameter-set-add
 
-const NamedParameter* ParameterSet::find(std::string_view name) const noexcept {
+const NamedParameter* ParameterSet::find(std::string_view name) const& noexcept {
   for (const NamedParameter& entry : entries_) {
     if (entry.name == name) return &entry;
   }
   return nullptr;
 }
 
-const TensorValue& ParameterSet::at(std::string_view name) const {
+const TensorValue& ParameterSet::at(std::string_view name) const& {
   const NamedParameter* entry = find(name);
   if (entry == nullptr)
     throw ParameterError(ParameterErrorKind::UnknownName, {.name = std::string(name)});

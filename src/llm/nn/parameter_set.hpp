@@ -128,16 +128,25 @@ class ParameterSet {
   bool empty() const noexcept { return entries_.empty(); }
   /// The entry at `index` in declaration order; an index not below size()
   /// throws std::out_of_range.
-  const NamedParameter& operator[](std::size_t index) const { return entries_.at(index); }
+  const NamedParameter& operator[](std::size_t index) const& { return entries_.at(index); }
   /// Iteration in declaration order.
-  auto begin() const noexcept { return entries_.begin(); }
+  auto begin() const& noexcept { return entries_.begin(); }
   /// The end of the iteration.
-  auto end() const noexcept { return entries_.end(); }
+  auto end() const& noexcept { return entries_.end(); }
 
   /// The entry called `name`, or nullptr.
-  const NamedParameter* find(std::string_view name) const noexcept;
+  const NamedParameter* find(std::string_view name) const& noexcept;
   /// The parameter called `name`. @throws ParameterError UnknownName.
-  const TensorValue& at(std::string_view name) const;
+  const TensorValue& at(std::string_view name) const&;
+
+  // Deleted on a temporary set (the one `layer.parameters()` returns): a
+  // reference or iterator into it would dangle at the end of the statement.
+  // Keep the set in a variable first; a range-for over a temporary is fine.
+  const NamedParameter& operator[](std::size_t index) const&& = delete;
+  auto begin() const&& noexcept = delete;
+  auto end() const&& noexcept = delete;
+  const NamedParameter* find(std::string_view name) const&& noexcept = delete;
+  const TensorValue& at(std::string_view name) const&& = delete;
   /// The position of `name` in declaration order. @throws ParameterError UnknownName.
   std::size_t index_of(std::string_view name) const;
 
