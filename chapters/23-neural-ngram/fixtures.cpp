@@ -1,0 +1,291 @@
+// The worked run of chapter 23.
+#include "fixtures.hpp"
+
+#include <bit>
+#include <cmath>
+#include <map>
+#include <span>
+#include <stdexcept>
+#include <utility>
+
+#include "book_corpus.hpp"
+#include "llm/evaluation/bigram_evaluation.hpp"
+#include "llm/evaluation/language_model_metrics.hpp"
+#include "llm/models/bigram.hpp"
+#include "llm/text/bpe_trainer.hpp"
+#include "llm/text/causal_windows.hpp"
+
+namespace ch23 {
+
+namespace {
+
+void require(bool condition, const char* message) {
+  if (!condition) throw std::runtime_error(std::string("fixture invariant failed: ") + message);
+}
+
+/// One partition's documents, encoded one by one.
+struct EncodedPartition {
+  llm::Partition partition;
+  std::vector<std::string> ids;
+  std::vector<std::vector<llm::TokenId>> tokens;  // [BOS, content..., EOS] each
+};
+
+struct PreparedData {
+  llm::BpeTokenizer tokenizer;
+  EncodedPartition train, validation;
+  llm::MiniBatchEpoch train_evaluation, validation_evaluation;
+};
+
+// region: encode-train-and-validation
+EncodedPartition encode_partition(const llm::CorpusPartitions& partitions, llm::Partition partition,
+                                  const llm::BpeTokenizer& tokenizer) {
+  EncodedPartition encoded{partition, {}, {}};
+  for (const llm::Document& document : partitions.documents(partition)) {
+    encoded.ids.push_back(document.id);
+    encoded.tokens.push_back(tokenizer.encode_document(document.text));
+  }
+  return encoded;
+}
+
+llm::MiniBatchEpoch build_epoch(const EncodedPartition& encoded, llm::BatchOrder order,
+                                std::size_t batch_size) {
+  std::vector<llm::BatchDocument> documents;
+  for (std::size_t d = 0; d < encoded.ids.size(); ++d)
+    documents.push_back({encoded.ids[d], encoded.partition, encoded.tokens[d]});
+  return llm::MiniBatchEpoch::build(encoded.partition, documents,
+                                    llm::CausalWindowConfig::create(kContextLength, 1),
+                                    llm::MiniBatchConfig::create(batch_size, order));
+}
+
+PreparedData prepare_data() {
+  const llm::CorpusPartitions partitions = book_corpus::partitions();
+  // Merges are learned from the training documents only (chapter 3).
+  llm::BpeTokenizer tokenizer =
+      llm::BpeTokenizer::from_training(llm::BpeTrainer(kRequestedMerges).train(partitions));
+  // Only train and validation are encoded; the test documents are never read.
+  EncodedPartition train = encode_partition(partitions, llm::Partition::Train, tokenizer);
+  EncodedPartition validation = encode_partition(partitions, llm::Partition::Validation, tokenizer);
+  llm::MiniBatchEpoch train_evaluation =
+      build_epoch(train, llm::BatchOrder::sequential(), kEvaluationBatchSize);
+  llm::MiniBatchEpoch validation_evaluation =
+      build_epoch(validation, llm::BatchOrder::sequential(), kEvaluationBatchSize);
+  return {std::move(tokenizer), std::move(train), std::move(validation),
+          std::move(train_evaluation), std::move(validation_evaluation)};
+}
+// endregion: encode-train-and-validation
+
+llm::NeuralNgramConfig model_config(const PreparedData& data) {
+  return llm::NeuralNgramConfig::create(data.tokenizer.vocabulary_size(), kContextLength,
+                                        kEmbeddingWidth, kHiddenWidth);
+}
+
+std::vector<double> values_of(const llm::TensorValue& value) {
+  const llm::Tensor tensor = value.value().materialize();
+  return {tensor.values().begin(), tensor.values().end()};
+}
+
+void append_bits(std::vector<std::uint64_t>& bits, std::span<const double> values) {
+  for (double value : values) bits.push_back(std::bit_cast<std::uint64_t>(value));
+}
+
+std::vector<std::uint64_t> parameter_bits(const llm::ParameterSet& parameters) {
+  std::vector<std::uint64_t> bits;
+  for (const llm::NamedParameter& entry : parameters) append_bits(bits, values_of(entry.parameter));
+  return bits;
+}
+
+Probe initial_probe(const llm::NeuralNgram& model, const llm::BpeTokenizer& tokenizer) {
+  Probe probe;
+  probe.context_ids = tokenizer.encode_content(std::string_view(kPrompt));
+  require(probe.context_ids.size() == kContextLength, "the prompt is not C tokens");
+  const llm::NoGradScope no_graph;
+  const llm::NeuralNgramPass pass = model.forward(probe.context_ids, 1);
+  probe.embeddings = pass.embeddings.value().materialize();
+  probe.concatenated = pass.concatenated.value().materialize();
+  probe.hidden = pass.hidden.value().materialize();
+  probe.logits = pass.logits.value().materialize();
+  for (std::size_t id = 1; id < probe.logits.values().size(); ++id)
+    if (probe.logits.values()[id] > probe.logits.values()[probe.argmax]) probe.argmax = id;
+  probe.argmax_logit = probe.logits.values()[probe.argmax];
+  probe.swapped_ids = {probe.context_ids.rbegin(), probe.context_ids.rend()};
+  probe.swapped_hidden = model.forward(probe.swapped_ids, 1).hidden.value().materialize();
+  return probe;
+}
+
+// region: greedy-continuation
+Generation greedy_continuation(const llm::NeuralNgram& model, const llm::BpeTokenizer& tokenizer) {
+  Generation generation;
+  generation.prompt_ids = tokenizer.encode_content(std::string_view(kPrompt));
+  std::vector<llm::TokenId> context = generation.prompt_ids;
+  const llm::TokenId masked[] = {llm::kBosTokenId};  // a document never restarts
+  for (std::size_t k = 0; k < kMaxNewTokens; ++k) {
+    const llm::TokenId next = model.greedy_next(context, masked);
+    if (next == llm::kEosTokenId) {
+      generation.stopped_at_eos = true;
+      break;
+    }
+    generation.generated_ids.push_back(next);
+    context.erase(context.begin());  // slide the window: drop the oldest, append the newest
+    context.push_back(next);
+  }
+  generation.bytes = tokenizer.decode_content(generation.generated_ids);
+  return generation;
+}
+// endregion: greedy-continuation
+
+double l1_norm(const llm::Tensor& tensor) {
+  double sum = 0.0;
+  for (double value : tensor.values()) sum += std::abs(value);
+  return sum;
+}
+
+// region: training-run
+RunEvidence run_once(const PreparedData& data) {
+  RunEvidence run;
+  llm::SplitMix64 generator(kInitSeed);
+  const llm::NeuralNgram model = llm::NeuralNgram::initialized(model_config(data), generator);
+  const llm::ParameterSet parameters = model.parameters();
+  std::vector<std::string> names;
+  for (const llm::NamedParameter& entry : parameters) names.push_back(entry.name);
+  llm::AdamW optimizer(optimizer_config(), llm::AdamWParameterGroups::create(names, {}));
+  const llm::ParameterSet initial_handles = parameters;  // the nodes AdamW must update in place
+
+  run.probe = initial_probe(model, data.tokenizer);
+  const auto checkpoint = [&](std::size_t step) {
+    run.checkpoints.push_back({step, model.mean_loss(data.train_evaluation),
+                               model.mean_loss(data.validation_evaluation)});
+  };
+  checkpoint(0);
+  llm::ParameterSnapshot best = parameters.snapshot();
+  std::size_t step = 0;
+  for (std::size_t epoch = 0; epoch < kEpochs; ++epoch) {
+    const llm::MiniBatchEpoch batches =
+        build_epoch(data.train, llm::BatchOrder::shuffled(kShuffleSeed + epoch), kBatchSize);
+    for (const llm::MiniBatch& batch : batches.batches()) {
+      model.loss(batch).backward_with_seed(llm::Tensor::scalar(1.0), llm::Retention::Release);
+      if (step == 0) {
+        for (const llm::NamedParameter& entry : parameters)
+          run.first_gradient_l1.push_back(l1_norm(*entry.parameter.gradient()));
+      }
+      optimizer.step(parameters);  // reads the gradients and leaves them in place
+      parameters.zero_grad();      // so the next batch starts from zero
+      ++step;
+    }
+    if ((epoch + 1) % kEpochsPerCheckpoint != 0) continue;
+    checkpoint(step);
+    // Model selection reads validation only: keep the parameters of the
+    // lowest validation loss seen so far.
+    if (run.checkpoints.back().validation_loss < run.checkpoints[run.selected].validation_loss) {
+      run.selected = run.checkpoints.size() - 1;
+      best = parameters.snapshot();
+    }
+  }
+  run.gradients_cleared = true;
+  for (const llm::NamedParameter& entry : parameters)
+    for (double value : entry.parameter.gradient()->values())
+      run.gradients_cleared = run.gradients_cleared && value == 0.0;
+  run.parameter_nodes_preserved = true;
+  for (std::size_t i = 0; i < parameters.size(); ++i)
+    run.parameter_nodes_preserved =
+        run.parameter_nodes_preserved &&
+        parameters[i].parameter.is_same_node(initial_handles[i].parameter);
+  parameters.restore(best);  // the selected model, into the same nodes
+  run.generation = greedy_continuation(model, data.tokenizer);
+  run.selected_parameter_bits = parameter_bits(parameters);
+  run.parameter_names = names;
+  return run;
+}
+// endregion: training-run
+
+// region: bigram-on-the-same-targets
+BigramComparison bigram_comparison(const PreparedData& data) {
+  const std::size_t V = data.tokenizer.vocabulary_size();
+  const llm::BigramModel bigram = llm::BigramModel::fit(V, 1.0, data.train.tokens);
+  llm::NllAccumulator all, same;
+  for (const std::vector<llm::TokenId>& tokens : data.validation.tokens) {
+    for (std::size_t t = 1; t < tokens.size(); ++t) {
+      const double p = bigram.smoothed_probability(tokens[t - 1], tokens[t]);
+      all.add(p);
+      if (t >= kContextLength) same.add(p);  // the targets a C-token context can reach
+    }
+  }
+  return {all.finish().mean_nll(), all.target_count(), same.finish().mean_nll(),
+          same.target_count(), std::log(static_cast<double>(V))};
+}
+// endregion: bigram-on-the-same-targets
+
+bool same_run(const RunEvidence& a, const RunEvidence& b) {
+  const auto bits = [](const RunEvidence& run) {
+    std::vector<std::uint64_t> all = run.selected_parameter_bits;
+    for (const Checkpoint& c : run.checkpoints)
+      append_bits(all, {{c.train_loss, c.validation_loss}});
+    append_bits(all, run.first_gradient_l1);
+    append_bits(all, run.probe.logits.values());
+    return all;
+  };
+  return bits(a) == bits(b) && a.selected == b.selected &&
+         a.generation.generated_ids == b.generation.generated_ids;
+}
+
+}  // namespace
+
+llm::AdamWConfig optimizer_config() {
+  return llm::AdamWConfig::create(kLearningRate, kBeta1, kBeta2, kEpsilon, kWeightDecay);
+}
+
+std::string shape_chain(const llm::NeuralNgramConfig& config) {
+  const auto shape = [](std::initializer_list<std::size_t> extents) {
+    std::string text = "[";
+    for (std::size_t extent : extents)
+      text += (text.size() > 1 ? ", " : "") + std::to_string(extent);
+    return text + "]";
+  };
+  const std::size_t C = config.context_length();
+  return shape({1, C}) + " -> " + shape({1, C, config.embedding_width()}) + " -> " +
+         shape({1, config.context_feature_width()}) + " -> " + shape({1, config.hidden_width()}) +
+         " -> " + shape({1, config.vocabulary_size()});
+}
+
+// region: chapter-neural-ngram-fixture
+LearnerEvidence learner_evidence() {
+  const PreparedData data = prepare_data();
+  LearnerEvidence evidence{
+      .data = {data.tokenizer.vocabulary_size(), data.train.ids.size(), data.validation.ids.size(),
+               data.train_evaluation.window_count(), data.validation_evaluation.window_count(),
+               build_epoch(data.train, llm::BatchOrder::shuffled(kShuffleSeed), kBatchSize)
+                   .batches()
+                   .size(),
+               false},
+      .config = model_config(data),
+      .run = run_once(data),
+      .replay_bitwise = false,
+      .bigram = bigram_comparison(data)};
+  evidence.replay_bitwise = same_run(evidence.run, run_once(data));  // a second, independent model
+  const RunEvidence& run = evidence.run;
+  require(evidence.replay_bitwise, "the same seeds did not replay bit for bit");
+  require(run.parameter_nodes_preserved, "AdamW replaced a parameter node");
+  require(run.gradients_cleared, "a gradient survived zero_grad()");
+  require(run.checkpoints[run.selected].validation_loss < run.checkpoints[0].validation_loss,
+          "validation loss never improved");
+  return evidence;
+}
+// endregion: chapter-neural-ngram-fixture
+
+// region: historical-context-road
+HistoricalContextEvidence historical_context_evidence() {
+  // Two contexts that end in the same token 11, followed by 12 and by 13.
+  const std::array<std::pair<std::array<llm::TokenId, 2>, llm::TokenId>, 2> examples = {
+      {{{10, 11}, 12}, {{20, 11}, 13}}};
+  std::map<llm::TokenId, std::map<llm::TokenId, std::size_t>> by_last_token;
+  std::map<std::array<llm::TokenId, 2>, std::map<llm::TokenId, std::size_t>> by_context;
+  for (const auto& [context, next] : examples) {
+    ++by_last_token[context[1]][next];
+    ++by_context[context][next];
+  }
+  return {by_last_token[11].size(),
+          {by_context[{10, 11}].size(), by_context[{20, 11}].size()},
+          kContextLength * kEmbeddingWidth};
+}
+// endregion: historical-context-road
+
+}  // namespace ch23
