@@ -97,7 +97,7 @@ std::vector<std::uint64_t> parameter_bits(const llm::ParameterSet& parameters) {
 Probe initial_probe(const llm::NeuralNgram& model, const llm::BpeTokenizer& tokenizer) {
   Probe probe;
   probe.context_ids = tokenizer.encode_content(std::string_view(kPrompt));
-  require(probe.context_ids.size() == kContextLength, "the prompt is not C tokens");
+  require(probe.context_ids.size() == kContextLength, "the prompt is not T tokens");
   const llm::NoGradScope no_graph;
   const llm::NeuralNgramPass pass = model.forward(probe.context_ids, 1);
   probe.embeddings = pass.embeddings.value().materialize();
@@ -206,7 +206,7 @@ BigramComparison bigram_comparison(const PreparedData& data) {
     for (std::size_t t = 1; t < tokens.size(); ++t) {
       const double p = bigram.smoothed_probability(tokens[t - 1], tokens[t]);
       all.add(p);
-      if (t >= kContextLength) same.add(p);  // the targets a C-token context can reach
+      if (t >= kContextLength) same.add(p);  // the targets a T-token context can reach
     }
   }
   return {all.finish().mean_nll(), all.target_count(), same.finish().mean_nll(),
@@ -240,8 +240,8 @@ std::string shape_chain(const llm::NeuralNgramConfig& config) {
       text += (text.size() > 1 ? ", " : "") + std::to_string(extent);
     return text + "]";
   };
-  const std::size_t C = config.context_length();
-  return shape({1, C}) + " -> " + shape({1, C, config.embedding_width()}) + " -> " +
+  const std::size_t T = config.context_length();
+  return shape({1, T}) + " -> " + shape({1, T, config.embedding_width()}) + " -> " +
          shape({1, config.context_feature_width()}) + " -> " + shape({1, config.hidden_width()}) +
          " -> " + shape({1, config.vocabulary_size()});
 }
@@ -264,7 +264,7 @@ LearnerEvidence learner_evidence() {
   const RunEvidence& run = evidence.run;
   require(evidence.replay_bitwise, "the same seeds did not replay bit for bit");
   require(run.parameter_nodes_preserved, "AdamW replaced a parameter node");
-  require(run.gradients_cleared, "a gradient survived zero_grad()");
+  require(run.gradients_cleared, "a parameter gradient was not zero after the last step");
   require(run.checkpoints[run.selected].validation_loss < run.checkpoints[0].validation_loss,
           "validation loss never improved");
   return evidence;

@@ -22,7 +22,7 @@ namespace ch23 {
 
 // region: chapter-constants
 inline constexpr std::size_t kRequestedMerges = 8;  // chapter 3's tokenizer: V = 258 + 8
-inline constexpr std::size_t kContextLength = 2;    // C
+inline constexpr std::size_t kContextLength = 2;    // T
 inline constexpr std::size_t kEmbeddingWidth = 4;   // D
 inline constexpr std::size_t kHiddenWidth = 8;      // H
 inline constexpr std::size_t kBatchSize = 64;
@@ -68,7 +68,7 @@ struct Generation {
 };
 
 /// The chapter 7 bigram (fitted on the training documents) on the same
-/// validation targets the neural n-gram scores: every token that has C
+/// validation targets the neural n-gram scores: every token that has T
 /// tokens before it in its document.
 struct BigramComparison {
   double add_one_all_targets = 0.0;  ///< chapter 7's printed validation mean NLL, every target
@@ -118,7 +118,7 @@ LearnerEvidence learner_evidence();
 struct HistoricalContextEvidence {
   std::size_t bigram_followers = 0;                ///< followers of the last token alone
   std::array<std::size_t, 2> context_followers{};  ///< followers of each full context
-  std::size_t neural_context_width = 0;            ///< C * D features the network reads
+  std::size_t neural_context_width = 0;            ///< T * D features the network reads
 };
 HistoricalContextEvidence historical_context_evidence();
 

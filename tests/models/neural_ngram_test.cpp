@@ -29,7 +29,7 @@ Linear weight_only(Shape shape, std::vector<double> values) {
   return Linear(TensorValue::parameter(Tensor(std::move(shape), std::move(values))), std::nullopt);
 }
 
-// V = 4, C = 2, D = 1, H = 1, with weights a reader can follow by hand:
+// V = 4, T = 2, D = 1, H = 1, with weights a reader can follow by hand:
 // h = down * SiLU(x gate) * (x up) = 2 SiLU(e_a) e_b for the context [a, b].
 NeuralNgram known_model() {
   return NeuralNgram(NeuralNgramConfig::create(4, 2, 1, 1),
@@ -71,7 +71,7 @@ TEST(NeuralNgramConfig, CountsParametersAndChecksEveryWidth) {
   const auto features =
       capture_error<NeuralNgramError>([] { NeuralNgramConfig::create(1, kMax, 2, 1); });
   EXPECT_EQ(features->kind(), NeuralNgramErrorKind::SizeOverflow);
-  EXPECT_STREQ(features->what(), "the context feature width C * D does not fit in size_t");
+  EXPECT_STREQ(features->what(), "the context feature width T * D does not fit in size_t");
   EXPECT_EQ(kind(kMax, 1, 1, 2), NeuralNgramErrorKind::SizeOverflow);  // the parameter count
 }
 
@@ -105,7 +105,7 @@ TEST(NeuralNgram, InitializesTheFiveMatricesInOrderFromOneStream) {
 }
 
 TEST(NeuralNgram, ReproducesTheReferenceProbeOfTheUntrainedModel) {
-  // Seed 23, V = 266, C = 2, D = 4, H = 8 and the context [67, 118] ("At"):
+  // Seed 23, V = 266, T = 2, D = 4, H = 8 and the context [67, 118] ("At"):
   // the digits the earlier edition printed, which depend on no corpus.
   SplitMix64 generator(23);
   const NeuralNgram model =
@@ -223,12 +223,12 @@ TEST(NeuralNgram, RejectsBadBatchesAndTargetsBeforeRecordingAnything) {
   const Ids one = {1};
   const auto count = capture_error<NeuralNgramError>([&] { (void)model.forward(one, 1); });
   EXPECT_EQ(count->kind(), NeuralNgramErrorKind::ContextCountMismatch);
-  EXPECT_STREQ(count->what(), "the contexts must hold B * C = 2 token IDs, got 1");
+  EXPECT_STREQ(count->what(), "the contexts must hold B * T = 2 token IDs, got 1");
   const MiniBatchEpoch short_rows = epoch_of({{1, 2}}, 1, 8);
   const auto length =
       capture_error<NeuralNgramError>([&] { (void)model.loss(short_rows.batches()[0]); });
   EXPECT_EQ(length->kind(), NeuralNgramErrorKind::BatchContextMismatch);
-  EXPECT_STREQ(length->what(), "a mini-batch row must hold the model's C = 2 tokens, got 1");
+  EXPECT_STREQ(length->what(), "a mini-batch row must hold the model's T = 2 tokens, got 1");
   const MiniBatchEpoch bad_target = epoch_of({{1, 2, 3, 2, 9}}, 2, 8);
   const auto target =
       capture_error<NeuralNgramError>([&] { (void)model.loss(bad_target.batches()[0]); });

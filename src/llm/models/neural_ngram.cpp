@@ -58,7 +58,7 @@ NeuralNgramConfig NeuralNgramConfig::create(std::size_t vocabulary_size, std::si
   if (hidden_width == 0) throw NeuralNgramError(Kind::ZeroHiddenWidth, {});
   const char* count = "parameter count";
   const std::size_t features =
-      checked_product(context_length, embedding_width, "context feature width C * D");
+      checked_product(context_length, embedding_width, "context feature width T * D");
   const std::size_t table = checked_product(vocabulary_size, embedding_width, count);
   const std::size_t gate_and_up =
       checked_product(2, checked_product(features, hidden_width, count), count);
@@ -119,17 +119,17 @@ ParameterSet NeuralNgram::parameters() const {
 // region: neural-ngram-forward
 NeuralNgramPass NeuralNgram::forward(std::span<const TokenId> context_ids,
                                      std::size_t batch_size) const {
-  const std::size_t C = config_.context_length();
+  const std::size_t T = config_.context_length();
   if (batch_size == 0) throw NeuralNgramError(NeuralNgramErrorKind::EmptyBatch, {});
-  const std::size_t expected = checked_product(batch_size, C, "context ID count B * C");
+  const std::size_t expected = checked_product(batch_size, T, "context ID count B * T");
   if (context_ids.size() != expected) {
     throw NeuralNgramError(NeuralNgramErrorKind::ContextCountMismatch,
                            {.expected = expected, .actual = context_ids.size()});
   }
   // Embedding::forward reads row numbers as size_t; the tokenizer's IDs are 32-bit.
   const std::vector<std::size_t> rows(context_ids.begin(), context_ids.end());
-  const TensorValue embeddings = embedding_.forward(rows, Shape{batch_size, C});  // [B, C, D]
-  // Row-major [B, C, D] is already [B, C*D]: the C rows of a context side by
+  const TensorValue embeddings = embedding_.forward(rows, Shape{batch_size, T});  // [B, T, D]
+  // Row-major [B, T, D] is already [B, T*D]: the T rows of a context side by
   // side, oldest first. The reshape shares storage; no value moves.
   const TensorValue concatenated =
       embeddings.reshape(Shape{batch_size, config_.context_feature_width()});
@@ -141,17 +141,17 @@ NeuralNgramPass NeuralNgram::forward(std::span<const TokenId> context_ids,
 
 // region: neural-ngram-loss
 TensorValue NeuralNgram::loss(const MiniBatch& batch) const {
-  const std::size_t C = config_.context_length();
-  if (batch.context_length() != C) {
+  const std::size_t T = config_.context_length();
+  if (batch.context_length() != T) {
     throw NeuralNgramError(NeuralNgramErrorKind::BatchContextMismatch,
-                           {.expected = C, .actual = batch.context_length()});
+                           {.expected = T, .actual = batch.context_length()});
   }
   if (batch.width() == 0) throw NeuralNgramError(NeuralNgramErrorKind::EmptyBatch, {});
   // Row b's targets are its inputs shifted by one; only the last follows the
   // whole context, so it is the row's one target.
   std::vector<std::size_t> targets(batch.width());
   for (std::size_t row = 0; row < batch.width(); ++row) {
-    const TokenId target = (*batch.target_row(row))[C - 1];
+    const TokenId target = (*batch.target_row(row))[T - 1];
     if (target >= config_.vocabulary_size()) {
       throw NeuralNgramError(
           NeuralNgramErrorKind::TargetOutOfRange,

@@ -1,10 +1,10 @@
-// A fixed-context neural language model, the neural n-gram: the C tokens
+// A fixed-context neural language model, the neural n-gram: the T tokens
 // before a position are looked up in one embedding table, their rows are
 // laid side by side, a SwiGLU block turns them into a hidden vector and a
 // bias-free projection turns that into one logit per vocabulary entry.
 // Taught in chapter 23.
 //
-//     ids [B, C] -> embeddings [B, C, D] -> concatenated [B, C*D]
+//     ids [B, T] -> embeddings [B, T, D] -> concatenated [B, T*D]
 //                -> hidden [B, H] -> logits [B, V]
 //
 // Every piece is a layer of Part IV (chapters 18-20) and every parameter is
@@ -36,15 +36,15 @@ namespace llm {
 /// batch, a target or a generation mask.
 enum class NeuralNgramErrorKind {
   EmptyVocabulary,        ///< V = 0
-  ZeroContextLength,      ///< C = 0: nothing to predict from
+  ZeroContextLength,      ///< T = 0: nothing to predict from
   ZeroEmbeddingWidth,     ///< D = 0
   ZeroHiddenWidth,        ///< H = 0
-  SizeOverflow,           ///< C * D, B * C or the parameter count does not fit in size_t
+  SizeOverflow,           ///< T * D, B * T or the parameter count does not fit in size_t
   PartShapeMismatch,      ///< a layer handed to the constructor has the wrong shape
   OutputBias,             ///< the vocabulary projection has a bias; the model has none
   EmptyBatch,             ///< a forward pass over zero contexts
-  ContextCountMismatch,   ///< the IDs are not exactly B * C
-  BatchContextMismatch,   ///< a mini-batch's rows are not C tokens long
+  ContextCountMismatch,   ///< the IDs are not exactly B * T
+  BatchContextMismatch,   ///< a mini-batch's rows are not T tokens long
   TargetOutOfRange,       ///< a target ID is not below V
   MaskedTokenOutOfRange,  ///< greedy selection was asked to mask an ID not below V
   NoUnmaskedToken,        ///< greedy selection masked every ID
@@ -58,7 +58,7 @@ struct NeuralNgramErrorEvidence {
       part{};  ///< PartShapeMismatch: `embedding`, `ffn.gate`, ...; SizeOverflow: what overflowed
   Shape expected_shape{};           ///< PartShapeMismatch: the shape the configuration implies
   Shape actual_shape{};             ///< PartShapeMismatch: the shape found
-  std::size_t expected = 0;         ///< ContextCountMismatch: B * C; BatchContextMismatch: C
+  std::size_t expected = 0;         ///< ContextCountMismatch: B * T; BatchContextMismatch: T
   std::size_t actual = 0;           ///< the count or length found
   std::size_t row = 0;              ///< TargetOutOfRange: the batch row
   std::size_t token = 0;            ///< TargetOutOfRange, MaskedTokenOutOfRange: the ID
@@ -74,7 +74,7 @@ struct NeuralNgramErrorTraits {
   static constexpr std::array<ErrorKindSpec<Kind>, 13> kinds{{
       {Kind::EmptyVocabulary, "empty-vocabulary", "a neural n-gram needs a vocabulary of V >= 1"},
       {Kind::ZeroContextLength, "zero-context-length",
-       "a neural n-gram needs a context of C >= 1 tokens"},
+       "a neural n-gram needs a context of T >= 1 tokens"},
       {Kind::ZeroEmbeddingWidth, "zero-embedding-width",
        "a neural n-gram needs an embedding width D >= 1"},
       {Kind::ZeroHiddenWidth, "zero-hidden-width", "a neural n-gram needs a hidden width H >= 1"},
@@ -85,9 +85,9 @@ struct NeuralNgramErrorTraits {
        "the vocabulary projection must be bias-free, but it has a bias"},
       {Kind::EmptyBatch, "empty-batch", "a forward pass needs at least one context"},
       {Kind::ContextCountMismatch, "context-count-mismatch",
-       "the contexts must hold B * C = {expected} token IDs, got {actual}"},
+       "the contexts must hold B * T = {expected} token IDs, got {actual}"},
       {Kind::BatchContextMismatch, "batch-context-mismatch",
-       "a mini-batch row must hold the model's C = {expected} tokens, got {actual}"},
+       "a mini-batch row must hold the model's T = {expected} tokens, got {actual}"},
       {Kind::TargetOutOfRange, "target-out-of-range",
        "target ID {token} of row {row} is not below the vocabulary size {vocabulary_size}"},
       {Kind::MaskedTokenOutOfRange, "masked-token-out-of-range",
@@ -113,22 +113,22 @@ class NeuralNgramError : public KindedError<NeuralNgramErrorTraits> {
 class NeuralNgramConfig {
  public:
   /// @param vocabulary_size V, the number of token IDs (rows of the table, logits per context)
-  /// @param context_length C, the number of preceding tokens one prediction reads
+  /// @param context_length T, the number of preceding tokens one prediction reads
   /// @param embedding_width D, the features per token
   /// @param hidden_width H, the SwiGLU block's inner and output width
   /// @throws NeuralNgramError EmptyVocabulary, ZeroContextLength,
-  ///         ZeroEmbeddingWidth, ZeroHiddenWidth, then SizeOverflow (C * D
+  ///         ZeroEmbeddingWidth, ZeroHiddenWidth, then SizeOverflow (T * D
   ///         or the parameter count), in that order.
   static NeuralNgramConfig create(std::size_t vocabulary_size, std::size_t context_length,
                                   std::size_t embedding_width, std::size_t hidden_width);
 
   std::size_t vocabulary_size() const noexcept { return vocabulary_size_; }  ///< V
-  std::size_t context_length() const noexcept { return context_length_; }    ///< C
+  std::size_t context_length() const noexcept { return context_length_; }    ///< T
   std::size_t embedding_width() const noexcept { return embedding_width_; }  ///< D
   std::size_t hidden_width() const noexcept { return hidden_width_; }        ///< H
-  /// C * D: the width of one concatenated context, the SwiGLU block's input.
+  /// T * D: the width of one concatenated context, the SwiGLU block's input.
   std::size_t context_feature_width() const noexcept { return context_length_ * embedding_width_; }
-  /// V D + 2 (C D) H + H H + H V: the table, gate and up, down, and the output projection.
+  /// V D + 2 (T D) H + H H + H V: the table, gate and up, down, and the output projection.
   std::size_t parameter_count() const noexcept { return parameter_count_; }
 
   bool operator==(const NeuralNgramConfig&) const = default;
@@ -145,9 +145,9 @@ class NeuralNgramConfig {
 
 /// Every stage of one forward pass, for chapter 23's demo and its figures.
 struct NeuralNgramPass {
-  TensorValue embeddings;  ///< the looked-up rows [B, C, D]
+  TensorValue embeddings;  ///< the looked-up rows [B, T, D]
   TensorValue
-      concatenated;    ///< the same values as [B, C * D]: row b is E[z_{b,0}], ..., E[z_{b,C-1}]
+      concatenated;    ///< the same values as [B, T * D]: row b is E[z_{b,0}], ..., E[z_{b,T-1}]
   TensorValue hidden;  ///< SwiGLU of the concatenated row [B, H]
   TensorValue logits;  ///< hidden times the output weight [B, V]
 };
@@ -158,7 +158,7 @@ class NeuralNgram {
  public:
   /// A new model whose five matrices are drawn by Xavier-uniform from
   /// `generator` in this order: the embedding table [V, D], the SwiGLU gate
-  /// and up [C D, H] and down [H, H], the output projection [H, V]. On any
+  /// and up [T D, H] and down [H, H], the output projection [H, V]. On any
   /// throw the generator is unchanged.
   /// @throws ParameterError, TensorError as the layers' initialized().
   static NeuralNgram initialized(const NeuralNgramConfig& config, SplitMix64& generator);
@@ -169,16 +169,16 @@ class NeuralNgram {
   NeuralNgram(const NeuralNgramConfig& config, Embedding embedding, SwiGlu feed_forward,
               Linear output);
 
-  /// Every stage for B contexts: `context_ids` is row-major [B, C], row b
-  /// the C tokens before the position it predicts, oldest first.
+  /// Every stage for B contexts: `context_ids` is row-major [B, T], row b
+  /// the T tokens before the position it predicts, oldest first.
   /// Tracked: a loss built on the logits reaches every parameter.
-  /// @throws NeuralNgramError EmptyBatch, SizeOverflow (B * C), ContextCountMismatch.
+  /// @throws NeuralNgramError EmptyBatch, SizeOverflow (B * T), ContextCountMismatch.
   /// @throws ModelOpError GatherIndexOutOfBounds for a context ID not below V.
   NeuralNgramPass forward(std::span<const TokenId> context_ids, std::size_t batch_size) const;
 
   /// The mean NLL [] of the token that follows each row of `batch`: row b's
   /// input is its context and the last entry of its target row, the token
-  /// right after the whole context, is its one target (the other C - 1
+  /// right after the whole context, is its one target (the other T - 1
   /// shifted targets of chapter 21 are not scored). The mean divides by
   /// the rows present, |B|.
   /// @throws NeuralNgramError BatchContextMismatch, EmptyBatch,
@@ -191,7 +191,7 @@ class NeuralNgram {
   /// @throws NeuralNgramError EmptyBatch for an epoch without windows, then as loss().
   double mean_loss(const MiniBatchEpoch& epoch) const;
 
-  /// The ID with the largest logit after `context` ([C] IDs), skipping the
+  /// The ID with the largest logit after `context` ([T] IDs), skipping the
   /// IDs in `masked`; of equal logits the lower ID wins. Records no graph.
   /// @throws NeuralNgramError MaskedTokenOutOfRange, then as forward(), then NoUnmaskedToken.
   TokenId greedy_next(std::span<const TokenId> context, std::span<const TokenId> masked) const;
@@ -199,7 +199,7 @@ class NeuralNgram {
   const NeuralNgramConfig& config() const noexcept { return config_; }
   /// The token table E [V, D].
   const Embedding& embedding() const noexcept { return embedding_; }
-  /// The SwiGLU block from C D features to H.
+  /// The SwiGLU block from T D features to H.
   const SwiGlu& feed_forward() const noexcept { return feed_forward_; }
   /// The bias-free projection W_o [H, V].
   const Linear& output() const noexcept { return output_; }
