@@ -112,7 +112,8 @@ Json trace_json(const ch23::LearnerEvidence& evidence) {
             {"all_targets", evidence.bigram.all_targets},
             {"add_one_same_targets", evidence.bigram.add_one_same_targets},
             {"same_targets", evidence.bigram.same_targets},
-            {"uniform", evidence.bigram.uniform}}}};
+            {"uniform", evidence.bigram.uniform},
+            {"train_transitions", evidence.bigram.train_transitions}}}};
 }
 
 }  // namespace

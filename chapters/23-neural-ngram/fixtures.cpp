@@ -209,8 +209,12 @@ BigramComparison bigram_comparison(const PreparedData& data) {
       if (t >= kContextLength) same.add(p);  // the targets a T-token context can reach
     }
   }
-  return {all.finish().mean_nll(), all.target_count(), same.finish().mean_nll(),
-          same.target_count(), std::log(static_cast<double>(V))};
+  std::size_t train_transitions = 0;
+  for (const std::vector<llm::TokenId>& tokens : data.train.tokens)
+    train_transitions += tokens.size() - 1;
+  return {all.finish().mean_nll(),          all.target_count(),
+          same.finish().mean_nll(),         same.target_count(),
+          std::log(static_cast<double>(V)), train_transitions};
 }
 // endregion: bigram-on-the-same-targets
 

@@ -75,7 +75,8 @@ struct BigramComparison {
   std::size_t all_targets = 0;
   double add_one_same_targets = 0.0;  ///< the same model on the n-gram's targets only
   std::size_t same_targets = 0;
-  double uniform = 0.0;  ///< ln V: a model that knows nothing
+  double uniform = 0.0;               ///< ln V: a model that knows nothing
+  std::size_t train_transitions = 0;  ///< the pairs the bigram was fitted on
 };
 
 /// Everything one training run produces.

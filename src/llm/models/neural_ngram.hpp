@@ -160,7 +160,8 @@ class NeuralNgram {
   /// `generator` in this order: the embedding table [V, D], the SwiGLU gate
   /// and up [T D, H] and down [H, H], the output projection [H, V]. On any
   /// throw the generator is unchanged.
-  /// @throws ParameterError, TensorError as the layers' initialized().
+  /// @throws ParameterError FanSumOverflow, ShapeProductOverflow (an absurd width).
+  /// @throws TensorError AllocationFailed.
   static NeuralNgram initialized(const NeuralNgramConfig& config, SplitMix64& generator);
 
   /// A model assembled from existing layers (known weights in tests).
@@ -196,6 +197,7 @@ class NeuralNgram {
   /// @throws NeuralNgramError MaskedTokenOutOfRange, then as forward(), then NoUnmaskedToken.
   TokenId greedy_next(std::span<const TokenId> context, std::span<const TokenId> masked) const;
 
+  /// The four widths the model was built with.
   const NeuralNgramConfig& config() const noexcept { return config_; }
   /// The token table E [V, D].
   const Embedding& embedding() const noexcept { return embedding_; }
