@@ -4,13 +4,13 @@
 // selected on validation and its greedy continuation, and the checks on the
 // run. With --trace PATH it also writes every checkpoint, the probe's
 // stages and the bigram comparison for the figures.
-#include <cstdio>
 #include <exception>
 #include <iostream>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "demo_lists.hpp"
 #include "demo_trace.hpp"
 #include "fixtures.hpp"
 #include "llm/format.hpp"
@@ -21,10 +21,7 @@ using demo::Json;
 using llm::format_fixed;
 
 std::string ids_text(std::span<const llm::TokenId> ids) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < ids.size(); ++i)
-    text += (i == 0 ? "" : ", ") + std::to_string(ids[i]);
-  return text + "]";
+  return demo::list_text(ids);
 }
 
 std::string values_text(std::span<const double> values) {
@@ -39,16 +36,6 @@ std::string shape_text(const llm::Shape& shape) {
   for (std::size_t i = 0; i < shape.size(); ++i)
     text += (i == 0 ? "" : ", ") + std::to_string(shape[i]);
   return text + "]";
-}
-
-std::string hex_text(std::span<const std::uint8_t> bytes) {
-  std::string text;
-  char pair[3];
-  for (std::uint8_t byte : bytes) {
-    std::snprintf(pair, sizeof pair, "%02x", byte);
-    text += pair;
-  }
-  return text;
 }
 
 const char* bool_text(bool value) {
@@ -106,7 +93,7 @@ Json trace_json(const ch23::LearnerEvidence& evidence) {
            {{"prompt_ids", run.generation.prompt_ids},
             {"ids", run.generation.generated_ids},
             {"stop", run.generation.stopped_at_eos ? "eos" : "limit"},
-            {"bytes_hex", hex_text(run.generation.bytes)}}},
+            {"bytes_hex", demo::hex_text(run.generation.bytes, "")}}},
           {"bigram",
            {{"add_one_all_targets", evidence.bigram.add_one_all_targets},
             {"all_targets", evidence.bigram.all_targets},
@@ -161,7 +148,7 @@ int main(int argc, char** argv) try {
             << " prompt_ids:" << ids_text(run.generation.prompt_ids)
             << " ids:" << ids_text(run.generation.generated_ids)
             << " stop:" << (run.generation.stopped_at_eos ? "eos" : "limit")
-            << " bytes_hex:" << hex_text(run.generation.bytes) << '\n';
+            << " bytes_hex:" << demo::hex_text(run.generation.bytes, "") << '\n';
   std::cout << "historical=bigram_followers:" << history.bigram_followers
             << " fixed_context_followers:[" << history.context_followers[0] << ", "
             << history.context_followers[1]

@@ -17,6 +17,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "llm/autograd/tensor_value.hpp"
 #include "llm/error.hpp"
@@ -68,9 +69,10 @@ struct NeuralNgramErrorEvidence {
 // region: neural-ngram-error-table
 /// The `neural-ngram` area: each kind's stable name and message, in enum order.
 struct NeuralNgramErrorTraits {
-  using Kind = NeuralNgramErrorKind;
-  using Evidence = NeuralNgramErrorEvidence;
-  static constexpr std::string_view area = "neural-ngram";
+  using Kind = NeuralNgramErrorKind;                        ///< the area's kinds
+  using Evidence = NeuralNgramErrorEvidence;                ///< the offending values
+  static constexpr std::string_view area = "neural-ngram";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
   static constexpr std::array<ErrorKindSpec<Kind>, 13> kinds{{
       {Kind::EmptyVocabulary, "empty-vocabulary", "a neural n-gram needs a vocabulary of V >= 1"},
       {Kind::ZeroContextLength, "zero-context-length",
@@ -105,7 +107,10 @@ struct NeuralNgramErrorTraits {
 /// and the tape are as before the call.
 class NeuralNgramError : public KindedError<NeuralNgramErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw NeuralNgramError(NeuralNgramErrorKind::..., {.field = value});`
+  explicit NeuralNgramError(NeuralNgramErrorKind kind, NeuralNgramErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 };
 
 // region: neural-ngram-config

@@ -13,6 +13,7 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "llm/autograd/tensor_value.hpp"
 #include "llm/error.hpp"
@@ -34,9 +35,10 @@ struct ResidualErrorEvidence {
 
 /// The `residual` area: each kind's stable name and message, in enum order.
 struct ResidualErrorTraits {
-  using Kind = ResidualErrorKind;
-  using Evidence = ResidualErrorEvidence;
-  static constexpr std::string_view area = "residual";
+  using Kind = ResidualErrorKind;                       ///< the area's kinds
+  using Evidence = ResidualErrorEvidence;               ///< the offending values
+  static constexpr std::string_view area = "residual";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
   static constexpr std::array<ErrorKindSpec<Kind>, 1> kinds{{
       {Kind::ShapeMismatch, "shape-mismatch",
        "a residual branch must return the identity's exact shape {identity}, got {branch} "
@@ -50,7 +52,10 @@ struct ResidualErrorTraits {
 /// recorded: no node is created and no operand changes.
 class ResidualError : public KindedError<ResidualErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw ResidualError(ResidualErrorKind::..., {.field = value});`
+  explicit ResidualError(ResidualErrorKind kind, ResidualErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 };
 // endregion: residual-error
 
