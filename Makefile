@@ -118,7 +118,7 @@ bench: ## Google Benchmark: ours vs OpenBLAS and libtorch, single-threaded
 	  echo '$(BENCH_CONFIGURE_ARGS)' >$(BENCH_BUILD)/make-configure-args; \
 	fi
 	@cmake --build $(BENCH_BUILD) --target llm_bench
-	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BENCH_BUILD)/llm_bench --benchmark_out=$(BENCH_JSON) --benchmark_out_format=json $(BENCH_ARGS)
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BENCH_BUILD)/llm_bench --benchmark_enable_random_interleaving=true --benchmark_out=$(BENCH_JSON) --benchmark_out_format=json $(BENCH_ARGS)
 
 # Waits for a build running in $(BUILD), then removes all but the lock file
 # (a build waiting on that file must find the one it locks).

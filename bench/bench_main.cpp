@@ -5,6 +5,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
@@ -14,7 +15,7 @@
 #include "llm/tensor/matmul_kernel.hpp"
 
 #if defined(LLM_BENCH_OPENBLAS)
-#include <cblas.h>
+#include <cblas.h>  // also declares openblas_get_corename and openblas_get_config
 #endif
 
 namespace bench {
@@ -58,6 +59,50 @@ class CollectingReporter : public benchmark::ConsoleReporter {
   std::map<std::string, bool> repeated_;
 };
 
+// region: bench-machine-context
+/// The first value of `field` in /proc/cpuinfo (`model name`, `cpu family`,
+/// `model`), or "unknown" where there is no such file (not Linux) or field.
+std::string cpuinfo_field(const std::string& field) {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
+    if (key != field) continue;
+    const std::size_t start = line.find_first_not_of(' ', colon + 1);
+    return start == std::string::npos ? "" : line.substr(start);
+  }
+  return "unknown";
+}
+
+/// The kernel family OpenBLAS chose for this CPU at load time (what
+/// OPENBLAS_VERBOSE=2 prints), or "not built" without OpenBLAS.
+std::string openblas_core() {
+#if defined(LLM_BENCH_OPENBLAS)
+  return openblas_get_corename();
+#else
+  return "not built";
+#endif
+}
+
+/// Adds what a ratio depends on to the JSON's `context`: the CPU, the
+/// microkernel our matmul chose on it and the core OpenBLAS chose
+/// (docs/performance.md; chapter 11 names them beside every figure).
+void record_machine_context() {
+  benchmark::AddCustomContext("cpu_model_name", cpuinfo_field("model name"));
+  benchmark::AddCustomContext("cpu_family", cpuinfo_field("cpu family"));
+  benchmark::AddCustomContext("cpu_model", cpuinfo_field("model"));
+  benchmark::AddCustomContext(
+      "llm_microkernel", std::string(llm::matmul_detail::available_microkernels().front().name));
+  benchmark::AddCustomContext("compiler", __VERSION__);
+  benchmark::AddCustomContext("openblas_core", openblas_core());
+#if defined(LLM_BENCH_OPENBLAS)
+  benchmark::AddCustomContext("openblas_config", openblas_get_config());
+#endif
+}
+// endregion: bench-machine-context
+
 std::optional<Measured> find(const std::map<std::string, Measured>& results,
                              const std::string& name) {
   const auto found = results.find(name);
@@ -83,6 +128,9 @@ void print_ratios(const std::map<std::string, Measured>& results) {
   std::printf(
       "\nRatios from this run (one thread; minimum CPU time of 5 repetitions; microkernel %s)\n",
       std::string(llm::matmul_detail::available_microkernels().front().name).c_str());
+  std::printf("CPU: %s (family %s, model %s); OpenBLAS core: %s\n",
+              cpuinfo_field("model name").c_str(), cpuinfo_field("cpu family").c_str(),
+              cpuinfo_field("model").c_str(), openblas_core().c_str());
   std::printf("%-26s %9s %9s %9s %9s %14s %8s\n", "matrix product (GFLOP/s)", "ours", "textbook",
               "OpenBLAS", "libtorch", "ours/OpenBLAS", "bits");
   for (std::int64_t n : kMatmulSizes) {
@@ -165,6 +213,7 @@ int main(int argc, char** argv) {
 #endif
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  bench::record_machine_context();
   bench::CollectingReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   bench::print_ratios(reporter.results());

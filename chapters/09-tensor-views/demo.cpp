@@ -183,6 +183,60 @@ Json heads_json() {
           {"refused_message", refused.what()}};
 }
 
+// region: packed-qkv
+/// The strides a view would have after splitting its last axis into
+/// [parts, width]: the last stride s becomes [width * s, s]. PyTorch's `view`
+/// accepts this split whatever the other strides are; this library's reshape
+/// asks for a contiguous source and refuses it.
+std::vector<std::size_t> split_last_axis_strides(const TensorView& view, std::size_t width) {
+  std::vector<std::size_t> strides(view.strides().begin(), view.strides().end());
+  const std::size_t last = strides.back();
+  strides.back() = width * last;
+  strides.push_back(last);
+  return strides;
+}
+
+/// GPT-2's attention projects every position to Q, K and V at once, one
+/// packed [B, T, 3C] tensor, and splits it along the feature axis. Here B = 1,
+/// T = 3, C = 4, H = 2 heads of width D = 2, and packed[0, t, 4 p + c] =
+/// 100 p + 10 t + c for part p = 0 (Q), 1 (K), 2 (V).
+Json packed_qkv_json() {
+  constexpr std::size_t kPositions = 3, kWidth = 4, kHeads = 2;
+  std::vector<double> values;
+  for (std::size_t t = 0; t < kPositions; ++t)
+    for (std::size_t part = 0; part < 3; ++part)
+      for (std::size_t c = 0; c < kWidth; ++c)
+        values.push_back(static_cast<double>(100 * part + 10 * t + c));
+  const Tensor packed({1, kPositions, 3 * kWidth}, values);
+  Json steps = Json::array();
+  auto record = [&](const std::string& step, const std::string& layout, const TensorView& view) {
+    steps.push_back({{"step", step},
+                     {"layout", layout},
+                     {"shape", view.shape()},
+                     {"strides", view.strides()},
+                     {"base", view.offset()},
+                     {"contiguous", view.is_contiguous()},
+                     {"shares_packed", view.shares_storage_with(packed.view())},
+                     {"values", ch09::logical_values(view)}});
+  };
+  const TensorView keys = packed.view().slice(2, kWidth, 2 * kWidth);  // K: features 4..7
+  record("slice(2, 4, 8)", "K of [B, T, 3C]", keys);
+  const TensorError refused = refusal("split the K slice into heads by reshape", [&] {
+    keys.reshape({1, kPositions, kHeads, kWidth / kHeads});
+  });
+  const Tensor copied = keys.materialize();
+  const TensorView split = copied.view().reshape({1, kPositions, kHeads, kWidth / kHeads});
+  record("materialize(), reshape", "[B, T, H, D]", split);
+  const TensorView heads = split.permute({0, 2, 1, 3});
+  record("permute([0, 2, 1, 3])", "[B, H, T, D]", heads);
+  return {{"packed", demo::tensor_json(packed)},
+          {"steps", steps},
+          {"refused_kind", refused.kind_name()},
+          {"refused_message", refused.what()},
+          {"view_split_strides", split_last_axis_strides(keys, kWidth / kHeads)}};
+}
+// endregion: packed-qkv
+
 Json trace_json(const Tensor& matrix) {
   const TensorView view = matrix.view();
   const TensorView transposed = view.transpose(0, 1);
@@ -232,7 +286,8 @@ Json trace_json(const Tensor& matrix) {
         {"axes", {2, 0, 1}},
         {"result_shape", permuted.shape()},
         {"result_strides", permuted.strides()}}},
-      {"heads", heads_json()}};
+      {"heads", heads_json()},
+      {"packed_qkv", packed_qkv_json()}};
 }
 
 }  // namespace

@@ -11,7 +11,9 @@
 * :func:`errors_table` -- the three refused requests: kind, the library's
   message and the reference edition's sentence (``trace.errors``);
 * :func:`heads_table` -- splitting [B, T, C] into heads and merging them back
-  (``trace.heads``).
+  (``trace.heads``);
+* :func:`packed_qkv_table` -- the keys sliced out of a packed [B, T, 3C]
+  projection, copied once, then split into heads (``trace.packed_qkv``).
 
 The helpers :func:`view_of`, :func:`list_text` and :func:`values_text`
 format trace values for the prose. Every number comes from the trace.
@@ -181,6 +183,21 @@ def heads_table(trace: Trace) -> str:
         rows.append([f"`{step['step']}`", shape_text(step["shape"], NBSP), shape_text(step["strides"], NBSP),
                      yes_no(step["contiguous"]), yes_no(step["shares_x"])])
     shape = shape_text(trace["heads"]["input"]["shape"])
-    return table(["step", "shape", "strides", "contiguous", "shares $x$'s storage"], rows,
+    return table(["step", "shape", "strides", "contiguous", "shares $x$"], rows,
                  f"Two heads of $x$ with shape {shape}: split and merged by views, then merged from a fresh "
                  "result, which needs a copy", "heads")
+
+
+def packed_qkv_table(trace: Trace) -> str:
+    """The K slice of a packed [B, T, 3C] projection on its way to [B, H, T, D]."""
+    packed = trace["packed_qkv"]
+    rows = [[f"`{step['step']}`", step["layout"].replace(" ", NBSP), shape_text(step["shape"], NBSP),
+             shape_text(step["strides"], NBSP), str(step["base"]), yes_no(step["contiguous"])]
+            for step in packed["steps"]]
+    shared = [step["shares_packed"] for step in packed["steps"]]
+    if shared != [True] + [False] * (len(shared) - 1):
+        raise ValueError("packed_qkv: only the slice should share the packed block; the page says so")
+    shape = shape_text(packed["packed"]["shape"])
+    return table(["step", "layout", "shape", "strides", "base", "contiguous"], rows,
+                 f"The keys of a packed projection of shape {shape}: a strided slice, one copy, then views",
+                 "packed-qkv")

@@ -12,6 +12,7 @@
 #include "demo_trace.hpp"
 #include "fixtures.hpp"
 #include "llm/format.hpp"
+#include "llm/tensor/matmul_kernel.hpp"
 #include "llm/tensor/tensor_error.hpp"
 
 namespace {
@@ -112,6 +113,16 @@ Json trace_of(const ch11::WorkedExample& example, const std::vector<ch11::CellTe
   const auto [rows, depth, columns] = ch11::kComparisonShape;
   trace["comparison"] = {
       {"rows", rows}, {"depth", depth}, {"columns", columns}, {"results", comparisons}};
+  // The kernel this machine runs and the blocking around it: the sizes of
+  // the packed buffers in the page's answers are computed from these.
+  const llm::matmul_detail::Microkernel& kernel =
+      llm::matmul_detail::available_microkernels().front();
+  trace["blocking"] = {{"kernel", kernel.name},
+                       {"tile_rows", kernel.rows},
+                       {"tile_columns", kernel.columns},
+                       {"depth_block", llm::matmul_detail::kDepthBlock},
+                       {"row_panels", llm::matmul_detail::kRowPanels},
+                       {"column_block", llm::matmul_detail::kColumnBlock}};
   const ch11::FusedContrast fused = ch11::fused_contrast();
   trace["fused"] = {{"left", fused.left},
                     {"right", fused.right},

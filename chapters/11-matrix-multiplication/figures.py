@@ -1,5 +1,7 @@
 """Figures of chapter 11, drawn from the demo's trace (``chapter-11-demo --trace``)
-and from the committed benchmark run (``docs/bench/bench-epyc-zen5.json``).
+and from the committed benchmark runs (``docs/bench/bench-*.json``, one per
+machine kind; each names its CPU, the microkernel our product chose on it and
+the core OpenBLAS chose, so a new recording adds its machine to the page).
 
 * :func:`cell_table` -- the row-by-column loop for one output cell, step by
   step, with the storage offset each factor is read from (``trace.cell``,
@@ -11,8 +13,10 @@ and from the committed benchmark run (``docs/bench/bench-epyc-zen5.json``).
   loop (``trace.comparison``);
 * :func:`errors_table` -- the refused products (``trace.errors``);
 * :func:`speedup_figure` and :func:`speedup_table` -- GFLOP/s of the textbook
-  loop, the blocked kernel, OpenBLAS and libtorch from the recorded
-  ``make bench`` run (docs/performance.md names the command and the machine).
+  loop, the blocked kernel, OpenBLAS and libtorch from one recorded
+  ``make bench`` run (docs/performance.md names the command and the machines);
+* :func:`machines_table` -- every recorded machine with its kernels and the
+  ratio to OpenBLAS, which depends on the CPU.
 
 No number is typed by hand: every one comes from the trace or the JSON.
 """
@@ -28,8 +32,10 @@ from tools.figures import current, graphviz, matplotlib_svg, plain, shape_text, 
 Trace = Mapping[str, Any]
 
 ROOT = Path(__file__).resolve().parents[2]
-BENCH_FILE = ROOT / "docs" / "bench" / "bench-epyc-zen5.json"
+BENCH_DIR = ROOT / "docs" / "bench"
 BENCH_DOC = ROOT / "docs" / "performance.md"
+#: What every recording's ``context`` must name (bench/bench_main.cpp writes them).
+MACHINE_KEYS = ("cpu_model_name", "cpu_family", "cpu_model", "llm_microkernel", "openblas_core")
 #: The four ways of multiplying the benchmark times, in the order they are drawn.
 METHODS = ("textbook", "ours", "openblas", "torch")
 METHOD_NAMES = {
@@ -140,33 +146,69 @@ class BenchRow(NamedTuple):
     gflops: float
 
 
-def bench_rows() -> list[BenchRow]:
-    """The square matrix products of the recorded run, checked; adds the JSON to the page's dependencies."""
-    current().dependencies.update({BENCH_FILE, BENCH_DOC})
+class Recording(NamedTuple):
+    """One committed ``make bench`` run and the machine it ran on."""
+
+    path: Path
+    cpu: str  #: ``AMD EPYC (family 26, model 2)``, from /proc/cpuinfo
+    kernel: str  #: the microkernel llm::matmul chose on that CPU
+    openblas_core: str  #: the core OpenBLAS chose (what OPENBLAS_VERBOSE=2 prints)
+    date: str
+    load: float
+    rows: list[BenchRow]
+
+    @property
+    def name(self) -> str:
+        """The file's path from the repository root."""
+        return str(self.path.relative_to(ROOT))
+
+    @property
+    def machine(self) -> str:
+        """The CPU and both kernels, the words every figure of this run carries."""
+        return f"{self.cpu}, our {self.kernel} microkernel, OpenBLAS core {self.openblas_core}"
+
+
+def _read_recording(path: Path) -> Recording:
+    name = path.relative_to(ROOT)
     try:
-        data = json.loads(BENCH_FILE.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
-        raise ValueError(f"{BENCH_FILE.relative_to(ROOT)}: cannot read the benchmark run: {error}") from error
+        raise ValueError(f"{name}: cannot read the benchmark run: {error}") from error
+    context = data.get("context", {})
+    missing = [key for key in MACHINE_KEYS if not str(context.get(key, "")).strip()]
+    if missing:
+        raise ValueError(f"{name}: the run does not name {', '.join(missing)} in its context; "
+                         "record it again with `make bench` (bench/bench_main.cpp writes them)")
     rows = []
     for entry in data.get("benchmarks", []):
         parts = entry.get("name", "").split("/")
         if entry.get("aggregate_name") != "min" or len(parts) != 4 or parts[0] != "matmul" or parts[1] not in METHODS:
             continue
         if entry.get("time_unit") != "us":
-            raise ValueError(f"{BENCH_FILE.relative_to(ROOT)}: {entry['name']} is not timed in microseconds")
+            raise ValueError(f"{name}: {entry['name']} is not timed in microseconds")
         size = int(parts[2])
         microseconds = float(entry["cpu_time"])
         rows.append(BenchRow(parts[1], size, microseconds, 2 * size**3 / microseconds / 1e3))
     for method in METHODS:
         if not any(row.method == method for row in rows):
-            raise ValueError(f"{BENCH_FILE.relative_to(ROOT)}: no matmul/{method}/N minimum in the run")
-    return sorted(rows, key=lambda row: (METHODS.index(row.method), row.size))
+            raise ValueError(f"{name}: no matmul/{method}/N minimum in the run")
+    return Recording(path, f"{context['cpu_model_name']} (family {context['cpu_family']}, model {context['cpu_model']})",
+                     context["llm_microkernel"], context["openblas_core"], context["date"][:10],
+                     float(context["load_avg"][0]), sorted(rows, key=lambda row: (METHODS.index(row.method), row.size)))
 
 
-def bench_context() -> dict[str, Any]:
-    """Date, CPU count and load of the recorded run, from its JSON."""
-    context = json.loads(BENCH_FILE.read_text(encoding="utf-8"))["context"]
-    return {"date": context["date"][:10], "cpus": context["num_cpus"], "load": context["load_avg"][0]}
+def recordings() -> list[Recording]:
+    """Every committed run, checked, in file-name order; adds them to the page's dependencies."""
+    paths = sorted(BENCH_DIR.glob("bench-*.json"))
+    current().dependencies.update({BENCH_DOC, BENCH_DIR, *paths})
+    if not paths:
+        raise ValueError(f"{BENCH_DIR.relative_to(ROOT)}: no recorded benchmark run (bench-*.json)")
+    return [_read_recording(path) for path in paths]
+
+
+def recording(index: int = 0) -> Recording:
+    """Run ``index`` of :func:`recordings` (the first by default: the one the prose quotes)."""
+    return recordings()[index]
 
 
 def _gflops(rows: list[BenchRow], method: str, size: int) -> float | None:
@@ -176,31 +218,53 @@ def _gflops(rows: list[BenchRow], method: str, size: int) -> float | None:
     return None
 
 
-def speedup(method: str, size: int) -> str:
+def speedup(method: str, size: int, run: Recording | None = None) -> str:
     """How many times faster the blocked kernel was than ``method`` at ``size``, one decimal."""
-    rows = bench_rows()
-    ours, other = _gflops(rows, "ours", size), _gflops(rows, method, size)
+    run = run or recording()
+    ours, other = _gflops(run.rows, "ours", size), _gflops(run.rows, method, size)
     if ours is None or other is None:
-        raise ValueError(f"{BENCH_FILE.relative_to(ROOT)}: no {method} and ours timing at N = {size}")
+        raise ValueError(f"{run.name}: no {method} and ours timing at N = {size}")
     return f"{ours / other:.1f}"
 
 
-def gflops(method: str, size: int) -> str:
+def gflops(method: str, size: int, run: Recording | None = None) -> str:
     """GFLOP/s of ``method`` at ``size``, one decimal."""
-    value = _gflops(bench_rows(), method, size)
+    run = run or recording()
+    value = _gflops(run.rows, method, size)
     if value is None:
-        raise ValueError(f"{BENCH_FILE.relative_to(ROOT)}: no matmul/{method}/{size} in the run")
+        raise ValueError(f"{run.name}: no matmul/{method}/{size} in the run")
     return f"{value:.1f}"
 
 
-def speedup_figure() -> str:
-    """GFLOP/s against N for the four methods, log-scaled."""
+def percent_of_openblas(size: int, run: Recording | None = None) -> str:
+    """The blocked kernel's speed as a percentage of OpenBLAS's at ``size``: ``166 %``."""
+    run = run or recording()
+    ours, blas = _gflops(run.rows, "ours", size), _gflops(run.rows, "openblas", size)
+    if ours is None or blas is None:
+        raise ValueError(f"{run.name}: no ours and openblas timing at N = {size}")
+    return f"{100 * ours / blas:.0f}\u00a0%"
+
+
+def machines_table(size: int = 512) -> str:
+    """One row per recorded machine: its CPU, both kernels and the ratio to OpenBLAS at ``size``."""
+    body = [[f"{run.cpu}, `{run.path.stem}`", f"`{run.kernel}`", f"`{run.openblas_core}`", gflops("ours", size, run),
+             gflops("openblas", size, run), percent_of_openblas(size, run)]
+            for run in recordings()]
+    return table(["CPU and recorded run", "our kernel", "OpenBLAS core", "ours", "OpenBLAS", "ours / OpenBLAS"], body,
+                 f"GFLOP/s of the {size}\u00a0×\u00a0{size} product on every recorded machine (docs/bench/): "
+                 "each library picks its kernel from what the CPU reports, so the ratio belongs to the CPU",
+                 "machines")
+
+
+def speedup_figure(run: Recording | None = None) -> str:
+    """GFLOP/s against N for the four methods of one run, log-scaled."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = bench_rows()
+    run = run or recording()
+    rows = run.rows
     figure, axis = plt.subplots(figsize=(6.0, 3.4))
     for method in METHODS:
         points = [row for row in rows if row.method == method]
@@ -218,22 +282,23 @@ def speedup_figure() -> str:
     svg = matplotlib_svg(figure)
     plt.close(figure)
     largest = max(row.size for row in rows if row.method == "textbook")
-    alt = (f"Four lines of GFLOP/s against N from {sizes[0]} to {sizes[-1]} on log scales. The textbook loop "
-           f"falls from {gflops('textbook', sizes[0])} to {gflops('textbook', largest)} GFLOP/s at N = {largest}; "
-           f"the blocked kernel stays between {min(r.gflops for r in rows if r.method == 'ours'):.1f} and "
-           f"{max(r.gflops for r in rows if r.method == 'ours'):.1f}, above OpenBLAS and libtorch, which stay "
-           f"between {min(r.gflops for r in rows if r.method in ('openblas', 'torch')):.1f} and "
-           f"{max(r.gflops for r in rows if r.method in ('openblas', 'torch')):.1f}.")
-    return svg_figure(svg, "Measured speed of one [N, N] times [N, N] product, one thread, minimum of five "
-                      "repetitions (docs/bench/bench-epyc-zen5.json)", "speed", alt=alt)
+    ours = [row.gflops for row in rows if row.method == "ours"]
+    anchors = [row.gflops for row in rows if row.method in ("openblas", "torch")]
+    relation = "above" if min(ours) > max(anchors) else "below" if max(ours) < min(anchors) else "crossing"
+    alt = (f"Four lines of GFLOP/s against N from {sizes[0]} to {sizes[-1]} on log scales, measured on {run.machine}. "
+           f"The textbook loop falls from {gflops('textbook', sizes[0], run)} to {gflops('textbook', largest, run)} "
+           f"GFLOP/s at N = {largest}; the blocked kernel stays between {min(ours):.1f} and {max(ours):.1f}, "
+           f"{relation} OpenBLAS and libtorch, which stay between {min(anchors):.1f} and {max(anchors):.1f}.")
+    return svg_figure(svg, f"Measured speed of one [N, N] times [N, N] product, one thread, minimum of five "
+                      f"repetitions, on {run.machine} ({run.name})", f"speed-{run.path.stem}", alt=alt)
 
 
-def speedup_table() -> str:
-    """Microseconds and the blocked kernel's speed-up over the textbook loop, per N."""
-    rows = bench_rows()
+def speedup_table(run: Recording | None = None) -> str:
+    """Microseconds and the blocked kernel's speed-up over the textbook loop, per N, for one run."""
+    run = run or recording()
     body = []
-    for size in sorted({row.size for row in rows}):
-        times = {row.method: row.microseconds for row in rows if row.size == size}
+    for size in sorted({row.size for row in run.rows}):
+        times = {row.method: row.microseconds for row in run.rows if row.size == size}
         textbook = times.get("textbook")
         body.append([
             f"{size}",
@@ -241,9 +306,11 @@ def speedup_table() -> str:
             f"{times['ours']:,.1f}",
             f"{times['openblas']:,.1f}",
             f"{textbook / times['ours']:.0f}×" if textbook else "–",
+            f"{times['openblas'] / times['ours']:.2f}",
         ])
-    return table(["$N$", "textbook (µs)", "blocked (µs)", "OpenBLAS (µs)", "blocked vs textbook"], body,
-                 "Minimum CPU time of five repetitions per product, from the recorded run", "speed-table")
+    return table(["$N$", "textbook (µs)", "blocked (µs)", "OpenBLAS (µs)", "blocked vs textbook",
+                  "blocked vs OpenBLAS"], body,
+                 f"Minimum CPU time of five repetitions per product on {run.machine}", f"speed-table-{run.path.stem}")
 
 
 def matrix_tex(tensor: Mapping[str, Any]) -> str:

@@ -192,6 +192,38 @@ Json naive_json(const Tensor& logits) {
   return rows;
 }
 
+// region: log-normalizer-trace
+/// ln Z against log1p(tail) on rows [0, -gap]: the values, their bits, and
+/// the log-probability of class 0 as the demo's twelve decimals print it.
+Json log_normalizer_json() {
+  const auto bits = [](double value) { return std::bit_cast<std::uint64_t>(value); };
+  Json cases = Json::array();
+  for (const ch12::LogNormalizerCase& entry : ch12::log_normalizer_cases()) {
+    cases.push_back({{"gap", entry.gap},
+                     {"tail", entry.tail},
+                     {"normalizer", entry.normalizer},
+                     {"normalizer_bits", bits(entry.normalizer)},
+                     {"log_normalizer", entry.log_normalizer},
+                     {"log_normalizer_bits", bits(entry.log_normalizer)},
+                     {"log1p_tail", entry.log1p_tail},
+                     {"log1p_tail_bits", bits(entry.log1p_tail)},
+                     {"library_log_probability", entry.library_log_probability},
+                     {"library_printed", llm::format_fixed(entry.library_log_probability)},
+                     {"log1p_log_probability", entry.log1p_log_probability},
+                     {"log1p_printed", llm::format_fixed(entry.log1p_log_probability)}});
+  }
+  constexpr std::size_t kSweep = 10000;
+  constexpr double kLargestGap = 36.0;
+  const ch12::Log1pSweep sweep = ch12::log1p_sweep(kSweep, kLargestGap / kSweep);
+  return {{"cases", cases},
+          {"sweep",
+           {{"count", kSweep},
+            {"largest_gap", kLargestGap},
+            {"differ", sweep.differ},
+            {"largest_absolute_difference", sweep.largest_absolute_difference}}}};
+}
+// endregion: log-normalizer-trace
+
 Json trace_json(const ch12::WorkedExample& example, const std::vector<double>& losses,
                 bool rows_match, const std::vector<Rejection>& rejections) {
   Json stable = rows_json(example.logits, example.probabilities, example.log_probabilities,
@@ -235,6 +267,7 @@ Json trace_json(const ch12::WorkedExample& example, const std::vector<double>& l
           {"mean_nll", example.mean_nll},
           {"rows_match", rows_match},
           {"asymmetric", asymmetric},
+          {"log_normalizer", log_normalizer_json()},
           {"errors", errors}};
 }
 

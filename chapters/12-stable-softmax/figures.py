@@ -10,6 +10,9 @@
   (``trace.exp_limits``, ``trace.stable``);
 * :func:`targets_table` -- each row's target, log-probability and loss
   (``trace.targets``);
+* :func:`log_normalizer_table` -- ``ln Z`` against ``log1p(tail)`` on rows
+  ``[0, -gap]``: values, bits and the printed log-probability
+  (``trace.log_normalizer``);
 * :func:`errors_table` -- the requests the library refused (``trace.errors``).
 
 Every number comes from the trace; JSON has no infinity or NaN, so the trace
@@ -20,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from tools.figures import fixed, matplotlib_svg, plain, svg_figure, table
+from tools.figures import fixed, matplotlib_svg, plain, sci, svg_figure, table
 
 Trace = Mapping[str, Any]
 
@@ -148,3 +151,81 @@ def errors_table(trace: Trace) -> str:
             for entry in trace["errors"]]
     header = ["request", "kind", "the library's message", "the demo's line"]
     return table(header, rows, "Requests the probability functions refuse before they allocate an output", "errors")
+
+
+def bits(value: int) -> str:
+    """The 64 bits of a double as the trace stores them, in hexadecimal: ``0x3ff0000000000000``."""
+    return f"`0x{value:016x}`"
+
+
+def log_normalizer_case(trace: Trace, gap: float) -> Mapping[str, Any]:
+    """The traced row ``[0, -gap]``."""
+    for entry in trace["log_normalizer"]["cases"]:
+        if entry["gap"] == gap:
+            return entry
+    raise KeyError(f"the trace has no log-normalizer row with gap {gap}")
+
+
+def small(value: float, digits: int = 6) -> str:
+    """A small traced number in exponent form, or ``0`` for a zero."""
+    return "0" if value == 0 else sci(value, digits)
+
+
+def relative_difference(entry: Mapping[str, Any]) -> str:
+    """``(ln Z - log1p(tail)) / log1p(tail)`` in exponent form, or ``0`` when the bits agree."""
+    if entry["log_normalizer_bits"] == entry["log1p_tail_bits"]:
+        return "0"
+    relative = (entry["log_normalizer"] - entry["log1p_tail"]) / entry["log1p_tail"]
+    return plain(relative) if float(relative).is_integer() else small(relative, 1)
+
+
+ONE_BITS = 0x3FF0000000000000  #: the bits of 1.0
+
+
+def check_log_normalizer_claims(trace: Trace) -> None:
+    """Raise if the traced rows stop showing what the page says of them: equal bits at
+    gap 1, different bits at gap 25, and at gap 40 a Z of exactly 1 whose ln Z prints
+    without a sign where -log1p(tail) prints with one."""
+    g1, g25, g40 = (log_normalizer_case(trace, gap) for gap in (1, 25, 40))
+    problems = []
+    if g1["log_normalizer_bits"] != g1["log1p_tail_bits"]:
+        problems.append("at gap 1 ln Z and log1p(tail) differ")
+    if g25["log_normalizer_bits"] == g25["log1p_tail_bits"]:
+        problems.append("at gap 25 ln Z and log1p(tail) agree")
+    if g40["normalizer_bits"] != ONE_BITS or g40["log_normalizer"] != 0 or g40["library_printed"].startswith("-"):
+        problems.append("at gap 40 Z is not exactly 1 or its log-probability prints with a sign")
+    if not g40["log1p_printed"].startswith("-"):
+        problems.append("at gap 40 -log1p(tail) prints without a minus sign")
+    if trace["log_normalizer"]["sweep"]["differ"] * 2 <= trace["log_normalizer"]["sweep"]["count"]:
+        problems.append("fewer than half of the swept tails differ")
+    if problems:
+        raise ValueError("the ln Z / log1p passage no longer matches the trace: " + "; ".join(problems))
+
+
+def log_normalizer_table(trace: Trace) -> str:
+    """ln Z and log1p(tail) for each traced row [0, -gap], and what the demo's twelve decimals print."""
+    check_log_normalizer_claims(trace)
+    rows = []
+    for entry in trace["log_normalizer"]["cases"]:
+        rows.append([
+            plain(entry["gap"]),
+            small(entry["tail"], 3),
+            small(entry["log_normalizer"], 3),
+            small(entry["log1p_tail"], 3),
+            relative_difference(entry),
+            f"`{entry['library_printed']}`",
+            f"`{entry['log1p_printed']}`",
+        ])
+    header = ["$g$", "tail $e^{-g}$", "$\\ln Z$ (library)", "$\\operatorname{log1p}(\\text{tail})$",
+              "relative difference", "$\\log p_0$ printed", "with log1p, printed"]
+    return table(header, rows, "ln Z of the rounded Z against log1p of the tail: equal for the worked row, "
+                 "apart in the sixth digit at gap 25, and the whole tail lost at gap 40", "log-normalizer")
+
+
+def log_normalizer_bits_table(trace: Trace) -> str:
+    """The 64 bits of Z, ln Z and log1p(tail) for each traced row."""
+    rows = [[plain(entry["gap"]), bits(entry["normalizer_bits"]), bits(entry["log_normalizer_bits"]),
+             bits(entry["log1p_tail_bits"])] for entry in trace["log_normalizer"]["cases"]]
+    header = ["$g$", "$Z$", "$\\ln Z$", "$\\operatorname{log1p}(\\text{tail})$"]
+    return table(header, rows, "The same three rows bit by bit: once Z is rounded, its last bits are all "
+                 "that is left of the tail", "log-normalizer-bits")

@@ -35,4 +35,33 @@ WorkedExample worked_example();
 /// underflows to zero for every class. The chapter's contrast, not library code.
 std::vector<double> naive_softmax(std::span<const double> logits);
 
+/// The row [0, -gap] normalized two ways. The library forms Z = 1 + tail
+/// (tail = e^{-gap}, the other class's shifted exponential) and takes ln Z;
+/// the earlier edition took log1p(tail). Once Z is rounded, the tail's last
+/// bits (or, below 2^-53, all of it) are gone from ln Z and cannot come back.
+struct LogNormalizerCase {
+  double gap = 0.0;                      ///< the row is [0, -gap]
+  double tail = 0.0;                     ///< e^{-gap}
+  double normalizer = 0.0;               ///< Z = 1 + tail, rounded as the library sums it
+  double log_normalizer = 0.0;           ///< ln Z: the library's log_sum_exp of the row (m = 0)
+  double log1p_tail = 0.0;               ///< log1p(tail)
+  double library_log_probability = 0.0;  ///< log_softmax of class 0: 0 - ln Z
+  double log1p_log_probability = 0.0;    ///< the same with log1p: -log1p(tail)
+};
+
+/// The gaps of the traced rows: the worked row's, then two whose tails are
+/// below the last bit of 1 (about 1.1e-16) only after rounding, and entirely.
+inline constexpr std::array<double, 3> kLogNormalizerGaps = {1.0, 25.0, 40.0};
+
+/// One case per gap of kLogNormalizerGaps, computed by the library.
+std::vector<LogNormalizerCase> log_normalizer_cases();
+
+/// log(1 + tail) against log1p(tail) over the tails e^{-gap}, gap = step * i
+/// for i = 1..count: how many differ in their bits, and by how much at most.
+struct Log1pSweep {
+  std::size_t differ = 0;
+  double largest_absolute_difference = 0.0;
+};
+Log1pSweep log1p_sweep(std::size_t count, double step);
+
 }  // namespace ch12

@@ -112,3 +112,25 @@ def vector_text(values: Sequence[float], digits: int | None = 12) -> str:
 def row(tensor: Mapping[str, Any], index: int) -> list[float]:
     """Row ``index`` of a traced [n, m] tensor."""
     return tensor_rows(tensor)[index]
+
+
+def closed_gate(trace: Trace, position: int = 0, feature: int = 1) -> dict[str, Any]:
+    """What reaches a closed gate (pre-activation 0) in the worked pass: the hidden
+    adjoint h̄ = ȳ W_down^T at (position, feature), its parts, the up value there
+    and the printed gate-weight gradient entry (with x = I it is ā itself)."""
+    worked, weights = trace["worked"], trace["weights"]
+    upstream = tensor_rows(worked["upstream"])[position]
+    down_row = tensor_rows(weights["down"])[feature]
+    if tensor_rows(worked["gate_preactivation"])[position][feature] != 0:
+        raise ValueError(f"the gate of position {position}, feature {feature} is not closed in this trace")
+    if any(u * w for u, w in zip(upstream, down_row, strict=True)):
+        raise ValueError("the closed gate receives an upstream in this trace; chapter 20's answer 2 says it does not")
+    up = tensor_rows(worked["up"])[position][feature]
+    return {
+        "opened": plain(up * 0.5),
+        "upstream": "[" + ", ".join(plain(value) for value in upstream) + "]",
+        "down_row": "[" + ", ".join(plain(value) for value in down_row) + "]",
+        "hidden_adjoint": plain(sum(u * w for u, w in zip(upstream, down_row, strict=True))),
+        "up": plain(up),
+        "gate_gradient": fixed(tensor_rows(worked["gate_weight_gradient"])[position][feature]),
+    }

@@ -53,6 +53,32 @@ Json update_json(const llm::AdamWParameterUpdate& update) {
           {"after", update.after}};
 }
 
+Json zero_after_history_json() {
+  const ch22::ZeroGradientAfterHistory history = ch22::zero_gradient_after_history();
+  return {{"first", update_json(history.first)},
+          {"second", update_json(history.second)},
+          {"pure_decay", history.pure_decay}};
+}
+
+Json round_trip_json(const ch22::CorrectionRoundTrip& trip) {
+  return {{"beta1", trip.beta1},
+          {"beta2", trip.beta2},
+          {"one_minus_beta1", 1.0 - trip.beta1},
+          {"count", trip.count},
+          {"seed", ch22::kRoundTripSeed},
+          {"first_differ", trip.first_differ},
+          {"second_differ", trip.second_differ},
+          {"largest_ulps", trip.largest_ulps}};
+}
+
+Json parameterization_json() {
+  const ch22::DecayParameterization p = ch22::decay_parameterization();
+  return {{"learning_rate", p.learning_rate},     {"halved_learning_rate", p.halved_learning_rate},
+          {"book_decay", p.book_decay},           {"book_decay_halved", p.book_decay_halved},
+          {"lh_weight_decay", p.lh_weight_decay}, {"lh_decay", p.lh_decay},
+          {"lh_decay_halved", p.lh_decay_halved}};
+}
+
 }  // namespace
 
 // region: learner-adamw-output
@@ -140,6 +166,12 @@ int main(int argc, char** argv) try {
                                                            ch22::kAsymmetricBetas[1]))},
          {"swapped", update_json(ch22::asymmetric_second_step(ch22::kAsymmetricBetas[1],
                                                               ch22::kAsymmetricBetas[0]))}}},
+       {"zero_after_history", zero_after_history_json()},
+       {"round_trips",
+        {round_trip_json(ch22::correction_round_trip(ch22::kBeta1, ch22::kBeta2)),
+         round_trip_json(
+             ch22::correction_round_trip(ch22::kAsymmetricBetas[0], ch22::kAsymmetricBetas[1]))}},
+       {"parameterization", parameterization_json()},
        {"history",
         {{"start", 1.0},
          {"gradients", ch22::kHistoricalGradients},

@@ -8,7 +8,11 @@
 * :func:`trajectory_figure` -- SGD and AdamW from (1, 1) on
   q(x, y) = (x^2 + 4 y^2) / 2 (``trace.trajectory``);
 * :func:`history_table` -- four optimizers after the same two gradients
-  (``trace.history``).
+  (``trace.history``);
+* :func:`zero_after_history_table` -- a zero gradient after a nonzero one:
+  the moments still move the parameter (``trace.zero_after_history``);
+* :func:`round_trip_table` -- whether the first step's bias correction gives
+  back g and g² bit for bit, for two pairs of betas (``trace.round_trips``).
 
 Every number comes from the trace; nothing is typed by hand.
 """
@@ -156,3 +160,52 @@ def asymmetric_table(trace: Trace) -> str:
 def gradients_text(values: Sequence[float]) -> str:
     """``0.2, then -0.1``."""
     return ", then ".join(plain(value) for value in values)
+
+
+def grouped(count: int) -> str:
+    """``100,000``: a count with thousands separators."""
+    return f"{count:,}"
+
+
+def percent(part: int, whole: int) -> str:
+    """``14.9 %``: ``part`` of ``whole`` with one decimal."""
+    return f"{100 * part / whole:.1f}\u00a0%"
+
+
+def zero_after_history_table(trace: Trace) -> str:
+    """Step 1 with a gradient and step 2 without one, quantity by quantity, and decay alone."""
+    z = trace["zero_after_history"]
+    first, second = z["first"], z["second"]
+    if any(second["gradient"]) or not all(second["adaptive"]) or second["after"] == z["pure_decay"]:
+        raise ValueError("zero_after_history: step 2 is no longer a zero gradient with an adaptive delta")
+    quantities = [("gradient $g_t$", "gradient"), ("first moment $m_t$", "first"), ("second moment $v_t$", "second"),
+                  ("adaptive delta", "adaptive"), ("decay delta", "decay_delta"), ("value after", "after")]
+    rows = [[label, f"`{vec(first[key])}`", f"`{vec(second[key])}`"] for label, key in quantities]
+    rows.append(["decay alone, $(1 - d)\\,\\theta_1$", "", f"`{vec(z['pure_decay'])}`"])
+    return table(["quantity", "step 1", "step 2"], rows,
+                 "A zero gradient after a nonzero one: the moments keep the first step's direction, "
+                 "so step 2 moves the parameter further than decay alone would", "zero-after-history")
+
+
+def round_trip_table(trace: Trace) -> str:
+    """How often the first step's corrected moments differ from g and g² in their bits."""
+    exact, inexact = trace["round_trips"]
+    if exact["beta1"] != 0.5 or exact["first_differ"] or exact["second_differ"]:
+        raise ValueError("round_trips: the worked betas (1 - beta = 0.5) should give back g and g² bit for bit")
+    if not inexact["first_differ"]:
+        raise ValueError("round_trips: the asymmetric betas should miss g in some last bits")
+    p = trace["parameterization"]
+    if p["book_decay_halved"] * 2 != p["book_decay"] or p["lh_decay_halved"] != p["lh_decay"]:
+        raise ValueError("parameterization: halving the rate should halve d here and leave Algorithm 2's decay")
+    rows = []
+    for trip in trace["round_trips"]:
+        count = trip["count"]
+        rows.append([f"{plain(trip['beta1'])}, {plain(trip['beta2'])}",
+                     f"{trip['first_differ']:,} ({percent(trip['first_differ'], count)})",
+                     f"{trip['second_differ']:,} ({percent(trip['second_differ'], count)})",
+                     str(trip["largest_ulps"])])
+    count = trace["round_trips"][0]["count"]
+    return table(["$\\beta_1$, $\\beta_2$", "$\\hat m_1 \\ne g$", "$\\hat v_1 \\ne \\mathrm{fl}(g^2)$",
+                  "largest difference (ulps)"], rows,
+                 f"The first step's corrected moments against g and g², over {count:,} gradients drawn "
+                 "uniformly from [−1, 1): exact only where 1 − β is a power of two", "round-trip")

@@ -1,10 +1,13 @@
 // The worked examples of chapter 22.
 #include "fixtures.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <limits>
 #include <utility>
+
+#include "llm/nn/init.hpp"
 
 namespace ch22 {
 
@@ -156,6 +159,66 @@ llm::AdamWParameterUpdate asymmetric_second_step(double beta1, double beta2) {
   return step.updates[0];
 }
 // endregion: asymmetric-betas
+
+// region: zero-gradient-after-history
+ZeroGradientAfterHistory zero_gradient_after_history() {
+  const llm::TensorValue weight = parameter({1.0, -2.0});
+  llm::ParameterSet parameters;
+  parameters.add("decoder.output.weight", weight);
+  llm::AdamW optimizer(chapter_config());
+  ZeroGradientAfterHistory result;
+  add_gradient(weight, {0.2, -0.4});
+  result.first = optimizer.step_with_trace(parameters).updates[0];
+  parameters.zero_grad();  // step 2 sees a zero gradient, but m and v remember step 1
+  result.second = optimizer.step_with_trace(parameters).updates[0];
+  for (double value : result.first.after)
+    result.pure_decay.push_back(value - chapter_config().decay_product() * value);
+  return result;
+}
+// endregion: zero-gradient-after-history
+
+CorrectionRoundTrip correction_round_trip(double beta1, double beta2) {
+  llm::SplitMix64 generator(kRoundTripSeed);
+  std::vector<double> gradient(kRoundTripCount);
+  for (double& g : gradient) g = 2.0 * generator.next_unit() - 1.0;
+  const llm::TensorValue weight = parameter(std::vector<double>(kRoundTripCount, 1.0));
+  llm::ParameterSet parameters;
+  parameters.add("round_trip.weight", weight);
+  add_gradient(weight, gradient);
+  llm::AdamW optimizer(llm::AdamWConfig::create(kLearningRate, beta1, beta2, kEpsilon, 0.0));
+  const llm::AdamWParameterUpdate update = optimizer.step_with_trace(parameters).updates[0];
+  CorrectionRoundTrip result{beta1, beta2, kRoundTripCount};
+  const auto ulps = [](double a, double b) {
+    const std::uint64_t x = std::bit_cast<std::uint64_t>(a), y = std::bit_cast<std::uint64_t>(b);
+    return x > y ? x - y : y - x;  // same sign here: both are g or both are g^2
+  };
+  for (std::size_t i = 0; i < kRoundTripCount; ++i) {
+    const double g = update.gradient[i];
+    const std::uint64_t first = ulps(update.corrected_first_moment[i], g);
+    const std::uint64_t second = ulps(update.corrected_second_moment[i], g * g);
+    result.first_differ += first != 0 ? 1 : 0;
+    result.second_differ += second != 0 ? 1 : 0;
+    result.largest_ulps = std::max({result.largest_ulps, first, second});
+  }
+  return result;
+}
+
+DecayParameterization decay_parameterization() {
+  DecayParameterization result;
+  result.learning_rate = kLearningRate;
+  result.halved_learning_rate = kLearningRate / 2;
+  result.book_decay = chapter_config().decay_product();
+  result.book_decay_halved =
+      llm::AdamWConfig::create(result.halved_learning_rate, kBeta1, kBeta2, kEpsilon, kWeightDecay)
+          .decay_product();
+  // Algorithm 2 with eta_t = 1 and alpha = eta decays by eta_t * lambda per
+  // step; choosing their lambda = eta * lambda_book gives the same first step.
+  constexpr double kScheduleMultiplier = 1.0;
+  result.lh_weight_decay = result.book_decay;
+  result.lh_decay = kScheduleMultiplier * result.lh_weight_decay;
+  result.lh_decay_halved = kScheduleMultiplier * result.lh_weight_decay;  // alpha halved: unchanged
+  return result;
+}
 
 // region: historical-optimizer-road
 namespace {

@@ -26,10 +26,6 @@ void microkernel_avx512(unsigned long, const double*, const double*, double*, un
 
 namespace {
 
-constexpr std::size_t kDepthBlock = 256;    // K values per packed slice
-constexpr std::size_t kRowPanels = 24;      // MR panels per packed block of A
-constexpr std::size_t kColumnBlock = 2048;  // columns per packed block of B
-
 // region: microkernel-dispatch
 // The widest microkernel the CPU supports; every one gives the same bits, so
 // the choice changes only the speed, never a printed digit.

@@ -9,6 +9,17 @@
 
 namespace llm::matmul_detail {
 
+// region: matmul-block-sizes
+/// The blocking of multiply_matrices_with (chapter 11): K values per packed
+/// slice of both operands, MR-row panels per packed block of A, and columns
+/// per packed block of B. The packed B buffer holds min(N, kColumnBlock)
+/// columns (rounded up to NR) of min(K, kDepthBlock) rows; the packed A
+/// buffer at most kRowPanels * MR rows of min(K, kDepthBlock) values.
+inline constexpr std::size_t kDepthBlock = 256;
+inline constexpr std::size_t kRowPanels = 24;
+inline constexpr std::size_t kColumnBlock = 2048;
+// endregion: matmul-block-sizes
+
 /// One matrix read through strides: element (i, j) is data[i * row_stride + j * column_stride].
 struct MatrixOperand {
   const double* data = nullptr;
