@@ -72,7 +72,6 @@ struct NeuralNgramErrorTraits {
   using Kind = NeuralNgramErrorKind;                        ///< the area's kinds
   using Evidence = NeuralNgramErrorEvidence;                ///< the offending values
   static constexpr std::string_view area = "neural-ngram";  ///< Error::area()
-  /// Each kind's stable name and message, in enum order.
   static constexpr std::array<ErrorKindSpec<Kind>, 13> kinds{{
       {Kind::EmptyVocabulary, "empty-vocabulary", "a neural n-gram needs a vocabulary of V >= 1"},
       {Kind::ZeroContextLength, "zero-context-length",
