@@ -64,7 +64,7 @@ def _wrapped(values: Sequence[float], per_line: int = 4, digits: int = 3) -> str
 
 
 def pipeline_figure(trace: Trace) -> str:
-    """The five stages of the untrained model on the prompt, left to right."""
+    """The five stages of the untrained model on the prompt, in two rows of cards."""
     p = trace["probe"]
     c = trace["config"]
     emb = p["embeddings"]["values"]
@@ -72,10 +72,10 @@ def pipeline_figure(trace: Trace) -> str:
     node = '  "{0}" [label="{1}", fillcolor="{2}"];'
     lines = [
         "digraph pipeline {",
-        '  graph [rankdir=LR, fontname="Helvetica", fontsize=11, nodesep=0.3, ranksep=0.3];',
-        '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];',
-        '  edge [fontname="Helvetica", fontsize=9, arrowsize=0.6];',
-        node.format("ids", f"context IDs [1, {c['context']}]\\n{ids_text(p['context_ids'])}\\n(\\\"{trace['prompt']}\\\")",
+        '  graph [rankdir=TB, fontname="Helvetica", fontsize=12, nodesep=0.5, ranksep=0.5, newrank=true];',
+        '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=12];',
+        '  edge [fontname="Helvetica", fontsize=11, arrowsize=0.7];',
+        node.format("ids", f"context IDs [1, {c['context']}]\\n{ids_text(p['context_ids'])}  (\\\"{trace['prompt']}\\\")",
                     FILL["ids"]),
         node.format("emb", f"embeddings {shape_text(p['embeddings']['shape'])}\\nrow {p['context_ids'][0]}: "
                     f"{_wrapped(emb[:d])}\\nrow {p['context_ids'][1]}: {_wrapped(emb[d:])}", FILL["features"]),
@@ -83,31 +83,35 @@ def pipeline_figure(trace: Trace) -> str:
                     f"{_wrapped(p['concatenated']['values'])}", FILL["features"]),
         node.format("hid", f"hidden {shape_text(p['hidden']['shape'])}\\n{_wrapped(p['hidden']['values'], digits=4)}",
                     FILL["hidden"]),
-        node.format("log", f"logits {shape_text(p['logits_shape'])}\\nfirst six: "
-                    f"{_wrapped(p['logits_preview'], per_line=3, digits=4)}\\nlargest: ID {p['argmax']}, "
-                    f"{fixed(p['argmax_logit'], 4)}", FILL["logits"]),
+        node.format("log", f"logits {shape_text(p['logits_shape'])}\\nfirst three: "
+                    f"{_wrapped(p['logits_preview'][:3], per_line=3, digits=6)}\\nlargest: ID {p['argmax']}, "
+                    f"{fixed(p['argmax_logit'], 6)}", FILL["logits"]),
+        '  subgraph top { rank=same; "ids"; "emb"; "cat"; }',
+        '  subgraph bottom { rank=same; "hid"; "log"; }',
         '  "ids" -> "emb" [label="look up"];',
         '  "emb" -> "cat" [label="reshape"];',
-        '  "cat" -> "hid" [label="SwiGLU"];',
+        '  "cat" -> "hid" [label="SwiGLU", constraint=false];',
         '  "hid" -> "log" [label="× W_o"];',
+        '  "ids" -> "hid" [style=invis];',
         "}",
     ]
     caption = (f"The untrained model on the prompt `{trace['prompt']}`: concatenation is a reshape and moves no "
                "value, and every logit is within a few thousandths of zero.")
-    alt = (f"Five stages left to right: context IDs {ids_text(p['context_ids'])}, their two embedding rows of "
-           f"{d} values, the same eight values as one concatenated row, a hidden vector of {c['hidden']} values "
-           f"all within 0.005 of zero, and {c['vocabulary']} logits whose largest is ID {p['argmax']} at "
-           f"{fixed(p['argmax_logit'], 6)}.")
+    alt = (f"Five stages: context IDs {ids_text(p['context_ids'])}, their two embedding rows of "
+           f"{d} values, the same eight values as one concatenated row, then on a second row a hidden vector of "
+           f"{c['hidden']} values all within 0.005 of zero and {c['vocabulary']} logits whose largest is ID "
+           f"{p['argmax']} at {fixed(p['argmax_logit'], 6)}.")
     return graphviz("\n".join(lines), caption, "pipeline", alt=alt)
 
 
 def order_table(trace: Trace) -> str:
-    """The hidden vector of the prompt's two IDs in both orders."""
+    """The hidden vector of the prompt's two IDs in both orders, one row per feature."""
     p = trace["probe"]
-    rows = [[f"`{ids_text(p['context_ids'])}`", f"`{values_text(p['hidden']['values'])}`"],
-            [f"`{ids_text(p['swapped_ids'])}`", f"`{values_text(p['swapped_hidden']['values'])}`"]]
-    return table(["context", "hidden vector $h$ (untrained model)"], rows,
-                 "The same two tokens in the two orders give different hidden vectors", "order")
+    forward, backward = p["hidden"]["values"], p["swapped_hidden"]["values"]
+    rows = [[str(i), fixed(a, 6), fixed(b, 6)] for i, (a, b) in enumerate(zip(forward, backward))]
+    return table(["feature of $h$", f"context `{ids_text(p['context_ids'])}`",
+                  f"context `{ids_text(p['swapped_ids'])}`"], rows,
+                 "The same two tokens in the two orders give different hidden vectors (untrained model)", "order")
 
 
 def parameter_table(trace: Trace) -> str:

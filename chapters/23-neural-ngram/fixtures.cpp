@@ -1,6 +1,7 @@
 // The worked run of chapter 23.
 #include "fixtures.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <map>
@@ -34,6 +35,8 @@ struct PreparedData {
   llm::BpeTokenizer tokenizer;
   EncodedPartition train, validation;
   llm::MiniBatchEpoch train_evaluation, validation_evaluation;
+  bool test_text_encoded =
+      false;  ///< some encoded or scored document belongs to the test partition
 };
 
 // region: encode-train-and-validation
@@ -69,8 +72,20 @@ PreparedData prepare_data() {
       build_epoch(train, llm::BatchOrder::sequential(), kEvaluationBatchSize);
   llm::MiniBatchEpoch validation_evaluation =
       build_epoch(validation, llm::BatchOrder::sequential(), kEvaluationBatchSize);
-  return {std::move(tokenizer), std::move(train), std::move(validation),
-          std::move(train_evaluation), std::move(validation_evaluation)};
+  // The boundary, checked rather than assumed: no encoded document is a test
+  // document and no scored epoch reads the test partition.
+  const std::vector<std::string> test_ids = partitions.document_ids(llm::Partition::Test);
+  bool test_text_encoded = train_evaluation.partition() == llm::Partition::Test ||
+                           validation_evaluation.partition() == llm::Partition::Test;
+  for (const EncodedPartition* encoded : {&train, &validation})
+    for (const std::string& id : encoded->ids)
+      test_text_encoded = test_text_encoded || std::ranges::find(test_ids, id) != test_ids.end();
+  return {std::move(tokenizer),
+          std::move(train),
+          std::move(validation),
+          std::move(train_evaluation),
+          std::move(validation_evaluation),
+          test_text_encoded};
 }
 // endregion: encode-train-and-validation
 
@@ -250,22 +265,27 @@ std::string shape_chain(const llm::NeuralNgramConfig& config) {
          " -> " + shape({1, config.vocabulary_size()});
 }
 
+DataSummary summarize(const PreparedData& data) {
+  DataSummary summary;
+  summary.vocabulary_size = data.tokenizer.vocabulary_size();
+  summary.train_documents = data.train.ids.size();
+  summary.validation_documents = data.validation.ids.size();
+  summary.train_contexts = data.train_evaluation.window_count();
+  summary.validation_contexts = data.validation_evaluation.window_count();
+  summary.train_batches =
+      build_epoch(data.train, llm::BatchOrder::shuffled(kShuffleSeed), kBatchSize).batches().size();
+  summary.test_text_encoded = data.test_text_encoded;
+  return summary;
+}
+
 // region: chapter-neural-ngram-fixture
 LearnerEvidence learner_evidence() {
   const PreparedData data = prepare_data();
-  LearnerEvidence evidence{
-      .data = {data.tokenizer.vocabulary_size(), data.train.ids.size(), data.validation.ids.size(),
-               data.train_evaluation.window_count(), data.validation_evaluation.window_count(),
-               build_epoch(data.train, llm::BatchOrder::shuffled(kShuffleSeed), kBatchSize)
-                   .batches()
-                   .size(),
-               false},
-      .config = model_config(data),
-      .run = run_once(data),
-      .replay_bitwise = false,
-      .bigram = bigram_comparison(data)};
+  LearnerEvidence evidence{summarize(data), model_config(data), run_once(data), false,
+                           bigram_comparison(data)};
   evidence.replay_bitwise = same_run(evidence.run, run_once(data));  // a second, independent model
   const RunEvidence& run = evidence.run;
+  require(!evidence.data.test_text_encoded, "test text was encoded or scored");
   require(evidence.replay_bitwise, "the same seeds did not replay bit for bit");
   require(run.parameter_nodes_preserved, "AdamW replaced a parameter node");
   require(run.gradients_cleared, "a parameter gradient was not zero after the last step");
