@@ -113,7 +113,7 @@ class NeuralNgramError : public KindedError<NeuralNgramErrorTraits> {
 };
 
 // region: neural-ngram-config
-/// The four widths that fix every shape of the model, checked once.
+/// The four widths that fix every shape of the model, checked once (chapter 23).
 class NeuralNgramConfig {
  public:
   /// @param vocabulary_size V, the number of token IDs (rows of the table, logits per context)
@@ -157,7 +157,8 @@ struct NeuralNgramPass {
 };
 
 // region: neural-ngram-class
-/// A fixed-context neural language model. Copies share the parameters.
+/// A fixed-context neural language model (chapter 23). Copies share the
+/// parameters.
 class NeuralNgram {
  public:
   /// A new model whose five matrices are drawn by Xavier-uniform from

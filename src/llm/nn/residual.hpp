@@ -64,7 +64,7 @@ class ResidualError : public KindedError<ResidualErrorTraits> {
 /// shape. Tracked when either operand is. VJP: the upstream adjoint goes
 /// unchanged to both operands, so a node reached along both paths (the input
 /// x of y = x + F(x)) receives ȳ plus the branch's J_F(x)^T ȳ. Owns no
-/// parameter.
+/// parameter. Taught in chapter 24.
 /// @throws ResidualError ShapeMismatch when the shapes differ in any way,
 ///         including shapes the plain add would broadcast ([2, 2] and [2]).
 /// @throws TensorAutodiffError as TensorValue::add (NonFiniteResult if a sum overflows).
