@@ -96,8 +96,11 @@ Json trace_json(const ch23::LearnerEvidence& evidence) {
             {"bytes_hex", demo::hex_text(run.generation.bytes, "")}}},
           {"bigram",
            {{"add_one_all_targets", evidence.bigram.add_one_all_targets},
-            {"all_targets", evidence.bigram.all_targets},
             {"add_one_same_targets", evidence.bigram.add_one_same_targets},
+            {"tuned_alpha", evidence.bigram.tuned_alpha},
+            {"tuned_all_targets", evidence.bigram.tuned_all_targets},
+            {"tuned_same_targets", evidence.bigram.tuned_same_targets},
+            {"all_targets", evidence.bigram.all_targets},
             {"same_targets", evidence.bigram.same_targets},
             {"uniform", evidence.bigram.uniform},
             {"train_transitions", evidence.bigram.train_transitions}}}};

@@ -131,7 +131,8 @@ def baselines(trace: Trace) -> list[tuple[str, float]]:
     """The validation losses the neural n-gram is compared with, on its own targets."""
     b = trace["bigram"]
     return [("uniform over the vocabulary", b["uniform"]),
-            ("add-one bigram (chapter 7)", b["add_one_same_targets"])]
+            ("add-one bigram (chapter 7)", b["add_one_same_targets"]),
+            (f"bigram, α = {plain(b['tuned_alpha'])} chosen on validation (chapter 7)", b["tuned_same_targets"])]
 
 
 def loss_figure(trace: Trace) -> str:
@@ -148,7 +149,7 @@ def loss_figure(trace: Trace) -> str:
     axis.plot(steps, [p["train"] for p in points], marker="o", markersize=3, color="#336699", label="train")
     axis.plot(steps, [p["validation"] for p in points], marker="s", markersize=3, color="#b35c00",
               label="validation")
-    for (label, value), style in zip(baselines(trace), (":", "--")):
+    for (label, value), style in zip(baselines(trace), (":", "--", "-.")):
         axis.axhline(value, color="#777777", linestyle=style, linewidth=1, label=f"{label}, validation")
     axis.plot([best["step"]], [best["validation"]], marker="*", markersize=12, color="#b35c00", linestyle="none",
               label="selected")

@@ -213,23 +213,39 @@ RunEvidence run_once(const PreparedData& data) {
 // endregion: training-run
 
 // region: bigram-on-the-same-targets
+// The mean NLL of `model` on the validation targets, all of them or only
+// those with T tokens before them (the targets the neural n-gram scores).
+double bigram_validation_nll(const llm::BigramModel& model, const EncodedPartition& validation,
+                             std::size_t first_target) {
+  llm::NllAccumulator scored;
+  for (const std::vector<llm::TokenId>& tokens : validation.tokens)
+    for (std::size_t t = first_target; t < tokens.size(); ++t)
+      scored.add(model.smoothed_probability(tokens[t - 1], tokens[t]));
+  return scored.finish().mean_nll();
+}
+
 BigramComparison bigram_comparison(const PreparedData& data) {
   const std::size_t V = data.tokenizer.vocabulary_size();
-  const llm::BigramModel bigram = llm::BigramModel::fit(V, 1.0, data.train.tokens);
-  llm::NllAccumulator all, same;
-  for (const std::vector<llm::TokenId>& tokens : data.validation.tokens) {
-    for (std::size_t t = 1; t < tokens.size(); ++t) {
-      const double p = bigram.smoothed_probability(tokens[t - 1], tokens[t]);
-      all.add(p);
-      if (t >= kContextLength) same.add(p);  // the targets a T-token context can reach
-    }
-  }
-  std::size_t train_transitions = 0;
+  const std::vector<std::span<const llm::TokenId>> train(data.train.tokens.begin(),
+                                                         data.train.tokens.end());
+  const std::vector<std::span<const llm::TokenId>> validation(data.validation.tokens.begin(),
+                                                              data.validation.tokens.end());
+  // Chapter 7's two bigrams: add-one, and alpha chosen on validation.
+  const llm::BigramModel add_one = llm::BigramModel::fit(V, 1.0, train);
+  const llm::BigramBaseline tuned = llm::select_bigram_baseline(V, train, validation);
+  BigramComparison comparison;
+  comparison.add_one_all_targets = bigram_validation_nll(add_one, data.validation, 1);
+  comparison.add_one_same_targets = bigram_validation_nll(add_one, data.validation, kContextLength);
+  comparison.tuned_alpha = tuned.model.alpha();
+  comparison.tuned_all_targets = tuned.validation.metrics.mean_nll();
+  comparison.tuned_same_targets =
+      bigram_validation_nll(tuned.model, data.validation, kContextLength);
+  comparison.all_targets = tuned.validation.metrics.target_count();
+  comparison.same_targets = data.validation_evaluation.window_count();
+  comparison.uniform = std::log(static_cast<double>(V));
   for (const std::vector<llm::TokenId>& tokens : data.train.tokens)
-    train_transitions += tokens.size() - 1;
-  return {all.finish().mean_nll(),          all.target_count(),
-          same.finish().mean_nll(),         same.target_count(),
-          std::log(static_cast<double>(V)), train_transitions};
+    comparison.train_transitions += tokens.size() - 1;
+  return comparison;
 }
 // endregion: bigram-on-the-same-targets
 

@@ -67,16 +67,18 @@ struct Generation {
   bool stopped_at_eos = false;
 };
 
-/// The chapter 7 bigram (fitted on the training documents) on the same
-/// validation targets the neural n-gram scores: every token that has T
-/// tokens before it in its document.
+/// Chapter 7's bigrams (fitted on the training documents) on the validation
+/// targets: all of them, as chapter 7 scores, and the ones the neural n-gram
+/// scores, every token with T tokens before it in its document.
 struct BigramComparison {
-  double add_one_all_targets = 0.0;  ///< chapter 7's printed validation mean NLL, every target
-  std::size_t all_targets = 0;
+  double add_one_all_targets = 0.0;   ///< chapter 7's add-one bigram, every validation target
   double add_one_same_targets = 0.0;  ///< the same model on the n-gram's targets only
-  std::size_t same_targets = 0;
+  double tuned_alpha = 0.0;           ///< the alpha chapter 7's baseline chose on validation
+  double tuned_all_targets = 0.0;     ///< that baseline, every validation target
+  double tuned_same_targets = 0.0;    ///< that baseline on the n-gram's targets
+  std::size_t all_targets = 0, same_targets = 0;
   double uniform = 0.0;               ///< ln V: a model that knows nothing
-  std::size_t train_transitions = 0;  ///< the pairs the bigram was fitted on
+  std::size_t train_transitions = 0;  ///< the pairs the bigrams were fitted on
 };
 
 /// Everything one training run produces.
