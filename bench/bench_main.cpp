@@ -13,6 +13,7 @@
 
 #include "bench_cases.hpp"
 #include "llm/tensor/matmul_kernel.hpp"
+#include "llm/tensor/parallel.hpp"
 
 #if defined(LLM_BENCH_OPENBLAS)
 #include <cblas.h>  // also declares openblas_get_corename and openblas_get_config
@@ -26,11 +27,13 @@ void use_one_torch_thread();  // anchor_torch.cpp
 namespace {
 
 // CPU seconds per iteration and counters of each benchmark, the minimum over
-// its repetitions. Every benchmark runs on one thread, so its CPU time is the work
-// done; on a machine shared with other jobs the wall time also counts the
-// time the thread waited for a core.
+// its repetitions. Most benchmarks run on one thread, so their CPU time is the
+// work done; on a machine shared with other jobs the wall time also counts
+// the time the thread waited for a core. The threaded ones (matmul_threads)
+// are compared by wall time, which only a quiet machine makes meaningful.
 struct Measured {
   double seconds = 0.0;
+  double wall_seconds = 0.0;
   std::map<std::string, double> counters;
 };
 
@@ -47,6 +50,8 @@ class CollectingReporter : public benchmark::ConsoleReporter {
       if (!minimum && repeated_.count(name)) continue;
       Measured& measured = results_[name];
       measured.seconds = run.GetAdjustedCPUTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
+      measured.wall_seconds =
+          run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
       for (const auto& [key, counter] : run.counters) measured.counters[key] = counter.value;
       if (minimum) repeated_[name] = true;
     }
@@ -93,8 +98,15 @@ void record_machine_context() {
   benchmark::AddCustomContext("cpu_model_name", cpuinfo_field("model name"));
   benchmark::AddCustomContext("cpu_family", cpuinfo_field("cpu family"));
   benchmark::AddCustomContext("cpu_model", cpuinfo_field("model"));
-  benchmark::AddCustomContext(
-      "llm_microkernel", std::string(llm::matmul_detail::available_microkernels().front().name));
+  const llm::matmul_detail::MatmulKernel& kernel = llm::matmul_detail::chosen_kernel();
+  benchmark::AddCustomContext("llm_microkernel", std::string(kernel.name));
+  benchmark::AddCustomContext("llm_matmul_blocking",
+                              std::to_string(kernel.tile.rows) + "x" +
+                                  std::to_string(kernel.tile.columns) + " tile, K slice " +
+                                  std::to_string(kernel.blocking.depth_block) + ", " +
+                                  std::to_string(kernel.blocking.row_panels) + " row panels, " +
+                                  std::to_string(kernel.blocking.column_block) + " columns");
+  benchmark::AddCustomContext("llm_threads", std::to_string(llm::thread_count()));
   benchmark::AddCustomContext("compiler", __VERSION__);
   benchmark::AddCustomContext("openblas_core", openblas_core());
 #if defined(LLM_BENCH_OPENBLAS)
@@ -124,10 +136,86 @@ std::string micros(const std::optional<Measured>& measured) {
   return text;
 }
 
+std::string percent(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%13.1f%%", value);
+  return text;
+}
+
+std::string bits_text(const std::optional<Measured>& ours) {
+  if (!ours || !ours->counters.count("bit_identical")) return "       -";
+  return ours->counters.at("bit_identical") == 1.0 ? "     yes" : "      NO";
+}
+
+// Every kernel this CPU runs at 256^3 and 512^3, against OpenBLAS.
+void print_kernel_rows(const std::map<std::string, Measured>& results) {
+  std::printf("\n%-26s %9s %9s %14s %8s\n", "kernels (GFLOP/s)", "ours", "OpenBLAS",
+              "ours/OpenBLAS", "bits");
+  for (const llm::matmul_detail::MatmulKernel& kernel : llm::matmul_detail::available_kernels()) {
+    for (std::int64_t n : {256, 512}) {
+      const double flops = 2.0 * static_cast<double>(n * n * n);
+      const auto ours =
+          find(results, "matmul_kernel/" + std::string(kernel.name) + "/" + std::to_string(n));
+      const auto blas = find(results, "matmul/openblas/" + std::to_string(n));
+      const std::string label = std::string(kernel.name) + " " + std::to_string(n) + "^3";
+      std::printf(
+          "%-26s %9s %9s %14s %8s\n", label.c_str(), gflops(ours, flops).c_str(),
+          gflops(blas, flops).c_str(),
+          ours && blas ? percent(100.0 * blas->seconds / ours->seconds).c_str() : "             -",
+          bits_text(ours).c_str());
+    }
+  }
+}
+
+// One token's products: time and GFLOP/s, ours and OpenBLAS.
+void print_decode_rows(const std::map<std::string, Measured>& results) {
+  std::printf("\n%-26s %9s %9s %9s %9s %14s %8s\n", "decode [M,K]@[K,N]", "ours us", "OB us",
+              "ours GF/s", "OB GF/s", "ours/OpenBLAS", "bits");
+  for (const ProductShape& shape : kDecodeShapes) {
+    const double flops = 2.0 * static_cast<double>(shape.rows * shape.depth * shape.columns);
+    const auto ours = find(results, std::string("matmul_decode/ours/") + shape.name);
+    const auto blas = find(results, std::string("matmul_decode/openblas/") + shape.name);
+    std::printf(
+        "%-26s %9s %9s %9s %9s %14s %8s\n", shape.name, micros(ours).c_str() + 1,
+        micros(blas).c_str() + 1, gflops(ours, flops).c_str(), gflops(blas, flops).c_str(),
+        ours && blas ? percent(100.0 * blas->seconds / ours->seconds).c_str() : "             -",
+        bits_text(ours).c_str());
+  }
+}
+
+// Chapter 40's products on 1 and 2 threads, by wall time.
+void print_thread_rows(const std::map<std::string, Measured>& results) {
+  std::printf("\n%-26s %11s %11s %8s %11s %11s %8s\n", "threads (wall us)", "ours 1", "ours 2",
+              "speedup", "OB 1", "OB 2", "speedup");
+  for (const ProductShape& shape : kThreadShapes) {
+    const std::string base = std::string("/") + shape.name + "/threads:";
+    const auto ours1 = find(results, "matmul_threads/ours" + base + "1");
+    const auto ours2 = find(results, "matmul_threads/ours" + base + "2");
+    const auto blas1 = find(results, "matmul_threads/openblas" + base + "1");
+    const auto blas2 = find(results, "matmul_threads/openblas" + base + "2");
+    const auto wall = [](const std::optional<Measured>& m) {
+      if (!m) return std::string("          -");
+      char text[32];
+      std::snprintf(text, sizeof text, "%11.1f", m->wall_seconds * 1e6);
+      return std::string(text);
+    };
+    const auto speedup = [](const std::optional<Measured>& one,
+                            const std::optional<Measured>& two) {
+      if (!one || !two) return std::string("       -");
+      char text[32];
+      std::snprintf(text, sizeof text, "%7.2fx", one->wall_seconds / two->wall_seconds);
+      return std::string(text);
+    };
+    std::printf("%-26s %11s %11s %8s %11s %11s %8s\n", shape.name, wall(ours1).c_str(),
+                wall(ours2).c_str(), speedup(ours1, ours2).c_str(), wall(blas1).c_str(),
+                wall(blas2).c_str(), speedup(blas1, blas2).c_str());
+  }
+}
+
 void print_ratios(const std::map<std::string, Measured>& results) {
   std::printf(
       "\nRatios from this run (one thread; minimum CPU time of 5 repetitions; microkernel %s)\n",
-      std::string(llm::matmul_detail::available_microkernels().front().name).c_str());
+      std::string(llm::matmul_detail::chosen_kernel().name).c_str());
   std::printf("CPU: %s (family %s, model %s); OpenBLAS core: %s\n",
               cpuinfo_field("model name").c_str(), cpuinfo_field("cpu family").c_str(),
               cpuinfo_field("model").c_str(), openblas_core().c_str());
@@ -174,6 +262,9 @@ void print_ratios(const std::map<std::string, Measured>& results) {
             ? "     yes"
             : "       -");
   }
+  print_kernel_rows(results);
+  print_decode_rows(results);
+  print_thread_rows(results);
   std::printf("\n%-40s %10s %10s %15s %12s\n", "forward + backward (microseconds)", "ours",
               "libtorch", "ours/libtorch", "allocations");
   const auto tape_row = [&](const std::string& label, const std::string& ours_name,
