@@ -12,7 +12,11 @@ sources that the rest of the build also reads:
 A chapter number in a figure or table links to that chapter's page when the
 chapter is written and is plain text until then, like ``chapter_ref``.
 
-* :func:`model_map` -- loads and checks the data (every chapter 1-39 builds a part);
+* :func:`model_map` -- loads and checks the data (every chapter 1-39 builds a part,
+  the worked prompt's shapes name known sizes);
+* :func:`prompt_ids` and :func:`prompt_table` -- the worked prompt's token IDs
+  and its shape at every part of the forward path (the IDs themselves are
+  checked against the book's tokenizer by tests/text/chapter00_prompt_test.cpp);
 * :func:`system_figure` -- the whole model: input, decoder blocks, output,
   learning, and what sits underneath;
 * :func:`block_figure` -- inside one decoder block;
@@ -69,6 +73,18 @@ class ModelMap(NamedTuple):
     flow: tuple[dict[str, Any], ...]
     library: tuple[dict[str, str], ...]
     written: dict[int, str]
+    prompt: dict[str, Any]
+
+    def sizes(self) -> dict[str, str]:
+        """The value of each shape letter for the worked prompt: T and V are
+        numbers, d stays a letter (the width chapter 32 chooses)."""
+        return {"T": str(len(self.prompt["token_ids"])), "V": str(self.prompt["vocabulary"]), "d": "d",
+                "bytes": str(len(self.prompt["text"].encode("utf-8")))}
+
+    def shape(self, letters: list[str], numbers: bool = True) -> str:
+        """``[T, d]``, or with the prompt's numbers ``[18, d]``."""
+        sizes = self.sizes()
+        return "[" + ", ".join(sizes[letter] if numbers else letter for letter in letters) + "]"
 
     def parts_of(self, group: str) -> list[Part]:
         return [part for part in self.parts.values() if part.group == group]
@@ -102,6 +118,13 @@ def model_map() -> ModelMap:
         for end in (edge["from"], edge["to"]):
             if end not in nodes:
                 raise ValueError(f"{DATA_FILE.name}: flow {edge['from']} -> {edge['to']} names unknown part {end!r}")
+    prompt = data["prompt"]
+    _check_prompt(prompt, nodes)
+    for edge in data["flow"]:
+        for letter in edge.get("shape", []):
+            if letter not in SHAPE_LETTERS:
+                raise ValueError(f"{DATA_FILE.name}: flow {edge['from']} -> {edge['to']} has shape letter "
+                                 f"{letter!r}; use one of {sorted(SHAPE_LETTERS)}")
     for name in data["block_sequence"]:
         if name not in parts or parts[name].group != "block":
             raise ValueError(f"{DATA_FILE.name}: block_sequence names {name!r}, which is not a part of the block")
@@ -117,7 +140,34 @@ def model_map() -> ModelMap:
         tuple(data["flow"]),
         tuple(data["library"]),
         course.written_chapters(ROOT),
+        prompt,
     )
+
+
+SHAPE_LETTERS = {"T", "d", "V", "bytes"}
+
+
+def _check_prompt(prompt: dict[str, Any], nodes: set[str]) -> None:
+    """The worked prompt is consistent with itself and the map.
+
+    Raises:
+        ValueError: naming the data file, when the IDs and pieces disagree in
+            number, the first ID is not BOS (0), an ID is outside the
+            vocabulary, a piece differs from the text, or the path names an
+            unknown part or shape letter.
+    """
+    ids, pieces = prompt["token_ids"], prompt["pieces"]
+    if len(ids) != len(pieces) or not ids or ids[0] != 0 or pieces[0] != "BOS":
+        raise ValueError(f"{DATA_FILE.name}: the prompt needs BOS (0) first and one piece per token ID")
+    if any(not 0 <= token < prompt["vocabulary"] for token in ids):
+        raise ValueError(f"{DATA_FILE.name}: a prompt token ID is outside the vocabulary of {prompt['vocabulary']}")
+    if "".join(pieces[1:]) != prompt["text"]:
+        raise ValueError(f"{DATA_FILE.name}: the prompt's pieces spell {''.join(pieces[1:])!r}, not {prompt['text']!r}")
+    for step in prompt["path"]:
+        if step["part"] not in nodes:
+            raise ValueError(f"{DATA_FILE.name}: the prompt's path names unknown part {step['part']!r}")
+        if not set(step["shape"]) <= SHAPE_LETTERS:
+            raise ValueError(f"{DATA_FILE.name}: the prompt's path has a shape {step['shape']} with unknown letters")
 
 
 # --- Links ---------------------------------------------------------------------
@@ -159,8 +209,11 @@ def _node_label(model: ModelMap, name: str, numbers: tuple[int, ...], note: str 
     )
 
 
-def _edge(source: str, target: str, edge: dict[str, Any]) -> str:
-    label = f', label="{edge["label"]}"' if edge.get("label") else ""
+def _edge(model: ModelMap, source: str, target: str, edge: dict[str, Any]) -> str:
+    text = edge.get("label", "")
+    if edge.get("shape"):
+        text += f"\\n{model.shape(edge['shape'])}"
+    label = f', label="{text}"' if text else ""
     return f'  "{source}" -> "{target}" [{EDGE_STYLE[edge.get("kind")]}{label}];'
 
 
@@ -188,11 +241,14 @@ def system_figure(model: ModelMap) -> str:
                 lines.append(f'    "{part.id}" [label={_node_label(model, part.name, part.chapters)}, fillcolor="{fill}"];')
         lines.append("  }")
     for edge in model.flow:
-        lines.append(_edge(edge["from"], edge["to"], edge))
+        lines.append(_edge(model, edge["from"], edge["to"], edge))
     lines.append("}")
+    sizes = model.sizes()
     return graphviz(
         "\n".join(lines),
-        "The parts of a decoder-only model and the chapters that build them; an underlined number links to a written chapter",
+        "The parts of a decoder-only model and the chapters that build them; an underlined number links to a "
+        f"written chapter. Shapes are those of the worked prompt: T = {sizes['T']} positions, V = {sizes['V']} tokens, "
+        "d features",
         "system-map",
     )
 
@@ -266,3 +322,36 @@ def library_table(model: ModelMap) -> str:
         present = ", ".join(f"`{name}`" for name in headers) if headers else "not written yet"
         rows.append([f"`{entry['folder']}/`", entry["holds"], present])
     return table(["Folder", "What it holds", "Headers so far"], rows, "Where each part lives in the library", "library")
+
+
+# --- The worked prompt --------------------------------------------------------------
+
+
+def prompt_ids(model: ModelMap) -> str:
+    """The prompt's token IDs as ``[0, 117, ...]``."""
+    return "[" + ", ".join(str(token) for token in model.prompt["token_ids"]) + "]"
+
+
+def prompt_pieces(model: ModelMap) -> str:
+    """Each token with the bytes it stands for, quoted so that spaces show:
+    ``BOS``, ``"s"``, ..., ``"e "``."""
+    return " ".join(f"`{piece}`" if piece == "BOS" else f'`"{piece}"`' for piece in model.prompt["pieces"])
+
+
+def prompt_table(model: ModelMap) -> str:
+    """The worked prompt at every part of the forward path: what the part
+    holds, its shape in letters, and with the prompt's numbers."""
+    rows = []
+    for step in model.prompt["path"]:
+        node = step["part"]
+        name = "Decoder block × L" if node == "block" else model.parts[node].name
+        letters = "bytes" if step["shape"] == ["bytes"] else model.shape(step["shape"], numbers=False)
+        numbers = f"{model.sizes()['bytes']} bytes" if step["shape"] == ["bytes"] else model.shape(step["shape"])
+        rows.append([name, step["holds"], f"${letters}$" if letters != "bytes" else letters, f"`{numbers}`"])
+    caption = f"The prompt \"{model.prompt['text']}\" on its way through the forward path"
+    return table(["Part", "What it holds", "Shape", "For this prompt"], rows, caption, "prompt-shapes")
+
+
+def prompt_length(model: ModelMap) -> int:
+    """T, the number of positions of the worked prompt, BOS included."""
+    return len(model.prompt["token_ids"])

@@ -1,8 +1,9 @@
 // Chapter 1 demo: the same short inputs as UTF-8 bytes, Unicode scalar
 // values and vocabulary IDs; the historical word and scalar splits; and an
 // unknown scalar. With --trace PATH it also writes, for the figures, each
-// example's bytes grouped by scalar, and a look-alike input ("cаt" with a
-// Cyrillic а) that the printed examples cannot show.
+// example's bytes grouped by scalar, a look-alike input ("cаt" with a
+// Cyrillic а) that the printed examples cannot show, and a three-byte and a
+// four-byte scalar ("€🦀"), so that every row of the UTF-8 table is traced.
 #include <exception>
 #include <iostream>
 #include <string>
@@ -26,6 +27,9 @@ constexpr std::string_view kCyrillicInput = "кот";
 constexpr std::string_view kUnknownInput = "?";
 // Looks like "cat", but its middle letter is Cyrillic а (U+0430), not Latin a.
 constexpr std::string_view kLookAlikeInput = "c\u0430t";
+// The euro sign (U+20AC) takes three bytes and the crab (U+1F980) four: the
+// printed inputs never leave the one- and two-byte rows of UTF-8.
+constexpr std::string_view kWideInput = "\u20AC\U0001F980";
 // endregion: chapter-inputs
 
 // `'c'`: one scalar the way Rust's `{:?}` prints a char.
@@ -89,7 +93,8 @@ Json trace_json(const ScalarVocabulary& vocabulary) {
         {{"id", id}, {"unit", llm::scalar_utf8(scalar)}, {"label", llm::scalar_label(scalar)}});
   }
   Json examples = Json::array();
-  for (std::string_view input : {kEnglishInput, kCyrillicInput, kLookAlikeInput, kUnknownInput}) {
+  for (std::string_view input :
+       {kEnglishInput, kCyrillicInput, kLookAlikeInput, kUnknownInput, kWideInput}) {
     examples.push_back(example_json(vocabulary, input));
   }
   return {{"training_text", kTrainingText}, {"vocabulary", entries}, {"examples", examples}};

@@ -2,7 +2,9 @@
 
 Every value comes from the demo's trace (``chapters/01-text-units/demo.cpp``,
 ``trace_json``): the vocabulary and, per example, each scalar's text, UTF-8
-bytes, label and vocabulary ID.
+bytes, label and vocabulary ID. Every traced example is checked against
+Python's own UTF-8 codec before it is drawn, so a decoder bug in the library
+stops the page instead of drawing wrong scalars.
 """
 
 from __future__ import annotations
@@ -18,12 +20,63 @@ UNKNOWN_FILL = "#fbe9e7"
 HEADER_FILL = "#f4f4f4"
 
 
+def checked(entry: Trace) -> Trace:
+    """``entry`` after checking its scalars against Python's UTF-8 codec, an
+    implementation independent of the library's decoder.
+
+    Raises:
+        ValueError: when the traced bytes, scalar labels or byte groups differ
+            from what Python finds in the same input.
+    """
+    text = entry["input"]
+    expected_labels = [f"U+{ord(char):04X}" for char in text]
+    labels = [scalar["label"] for scalar in entry["scalars"]]
+    if labels != expected_labels:
+        raise ValueError(f"input {text!r}: the trace decodes scalars {labels}, Python {expected_labels}")
+    for char, scalar in zip(text, entry["scalars"]):
+        if bytes(scalar["bytes"]) != char.encode("utf-8"):
+            raise ValueError(f"input {text!r}: {scalar['label']} is traced as bytes {scalar['bytes']}, "
+                             f"Python encodes {list(char.encode('utf-8'))}")
+    if entry["byte_count"] != len(text.encode("utf-8")) or entry["scalar_count"] != len(text):
+        raise ValueError(f"input {text!r}: traced counts {entry['byte_count']}/{entry['scalar_count']} are wrong")
+    return entry
+
+
 def example(trace: Trace, text: str) -> Trace:
-    """The traced example whose input is ``text``."""
+    """The traced example whose input is ``text``, checked by :func:`checked`."""
     for entry in trace["examples"]:
         if entry["input"] == text:
-            return entry
+            return checked(entry)
     raise KeyError(f"the chapter 1 trace has no example {text!r}")
+
+
+# The rows of the UTF-8 table: scalar range, byte count, bit pattern.
+UTF8_ROWS = (
+    ("U+0000 – U+007F", 1, "`0xxxxxxx`"),
+    ("U+0080 – U+07FF", 2, "`110xxxxx 10xxxxxx`"),
+    ("U+0800 – U+FFFF", 3, "`1110xxxx 10xxxxxx 10xxxxxx`"),
+    ("U+10000 – U+10FFFF", 4, "`11110xxx 10xxxxxx 10xxxxxx 10xxxxxx`"),
+)
+
+
+def utf8_table(trace: Trace) -> str:
+    """The four rows of UTF-8, each with the first traced scalar of that
+    length as its example and its bytes in hexadecimal."""
+    scalars = [scalar for entry in trace["examples"] for scalar in checked(entry)["scalars"]]
+    rows = []
+    for scalars_range, length, pattern in UTF8_ROWS:
+        sample = next((s for s in scalars if len(s["bytes"]) == length), None)
+        if sample is None:
+            raise ValueError(f"the chapter 1 trace has no {length}-byte scalar for the UTF-8 table")
+        hexes = " ".join(f"{byte:02X}" for byte in sample["bytes"])
+        rows.append([scalars_range, str(length), pattern, f"`{sample['text']}` {sample['label']}: `{hexes}`"])
+    return table(["Scalar range", "Bytes", "Bit pattern (x marks the scalar's bits)", "Traced example"], rows,
+                 "UTF-8: how many bytes a scalar takes, with one traced scalar of each length", "utf8-rows")
+
+
+def lowest_byte(entry: Trace) -> int:
+    """The smallest byte of one example."""
+    return min(byte_list(entry))
 
 
 def ids(entry: Trace) -> list[int]:

@@ -2,7 +2,8 @@
 // only, prints them, then traces two rounds on two tiny documents ("aaa" and
 // "aba") in full. With --trace PATH it also writes the tiny trace and, for
 // every corpus round, the leading candidates, so the figures can show the
-// two ties the numeric rule decides.
+// two ties the numeric rule decides, and the compression curve of up to
+// kCurveMerges merges on the training and the validation documents.
 #include <algorithm>
 #include <exception>
 #include <iostream>
@@ -25,6 +26,10 @@ using llm::Partition;
 using llm::TokenId;
 using llm::TokenPair;
 using Sequences = std::vector<std::vector<TokenId>>;
+
+/// How many merges the compression curve learns: far more than the eight
+/// the chapter prints, enough to see the partitions part ways.
+constexpr std::size_t kCurveMerges = 512;
 
 std::string pair_text(TokenPair pair) {
   return "(" + std::to_string(pair.left) + "," + std::to_string(pair.right) + ")";
@@ -120,8 +125,25 @@ Json trace_json(const llm::CorpusPartitions& partitions, const BpeTraining& trai
     }
     rounds.push_back(round_json(round, 4));
   }
+  const ch03::CompressionCurve curve = ch03::compression_curve(partitions, kCurveMerges);
+  if (curve.train_tokens.at(8) != total_size(training.final_sequences())) {
+    throw std::logic_error("the compression curve disagrees with the eight-merge training");
+  }
+  Json merges = Json::array();
+  for (std::size_t k = 0; k < curve.rules.size(); ++k) {
+    merges.push_back({{"rank", curve.rules[k].rank},
+                      {"count", curve.rules[k].candidate_count},
+                      {"bytes", curve.merged[k]}});
+  }
+  const Json compression = {{"requested_merges", kCurveMerges},
+                            {"train_bytes", curve.train_bytes},
+                            {"validation_bytes", curve.validation_bytes},
+                            {"train_tokens", curve.train_tokens},
+                            {"validation_tokens", curve.validation_tokens},
+                            {"merges", merges}};
   return {{"fixture", fixture_json(fixture, fixture_final)},
           {"corpus_rounds", rounds},
+          {"compression", compression},
           {"training_bytes", bytes_before},
           {"training_tokens_after", total_size(training.final_sequences())}};
 }

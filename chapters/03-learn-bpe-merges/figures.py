@@ -1,5 +1,7 @@
 """Figure macros of chapter 3: the two traced merge rounds on "aaa" | "aba",
-and the leading candidates of every round on the book's training documents.
+the leading candidates of every round on the book's training documents, and
+the compression curve: bytes per token on training and validation text as
+the number of merges grows.
 
 Every value comes from the demo's trace (``chapters/03-learn-bpe-merges/demo.cpp``),
 which reruns the library's counting, tie rule and replacement and checks each
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from tools.figures import graphviz, html_text, table
+from tools.figures import fixed, graphviz, html_text, matplotlib_svg, svg_figure, table
 
 Trace = Mapping[str, Any]
 
@@ -130,3 +132,106 @@ def corpus_rounds_table(trace: Trace) -> str:
     return table(["Rank", "Winner = bytes", "Count", "Next candidates", "Decided by"], rows,
                  "Every round on the training documents: the winner and the three candidates after it",
                  "corpus-rounds")
+
+
+# --- Compression -------------------------------------------------------------------
+
+CURVE_ROWS = (8, 16, 32, 64, 128, 256, 512)
+APART = 0.02  # bytes per token: a gap between the partitions that no longer closes
+
+
+def merged_text(values: Sequence[int]) -> str:
+    """A learned token's bytes as quoted text, so that spaces show: UTF-8
+    where it is UTF-8, ``\\xNN`` for a byte that is not."""
+    return '"' + bytes(values).decode("utf-8", "backslashreplace") + '"'
+
+
+def bytes_per_token(trace: Trace, merges: int) -> tuple[float, float]:
+    """(training, validation) bytes per content token after ``merges`` merges."""
+    curve = trace["compression"]
+    return (curve["train_bytes"] / curve["train_tokens"][merges],
+            curve["validation_bytes"] / curve["validation_tokens"][merges])
+
+
+def compression_facts(trace: Trace) -> dict[str, Any]:
+    """Numbers the page quotes about the curve, each read off the trace."""
+    curve = trace["compression"]
+    merges = curve["merges"]
+    learned = len(merges)
+    if curve["train_tokens"][8] != trace["training_tokens_after"]:
+        raise ValueError("the compression curve's 8-merge point differs from the printed training")
+    singles = [m["rank"] for m in merges if m["count"] == 1]
+    # Where the partitions part for good: from this number of merges on,
+    # training text is ahead by more than APART bytes per token every time.
+    gap = [bytes_per_token(trace, k)[0] - bytes_per_token(trace, k)[1] for k in range(learned + 1)]
+    apart_from = min(k for k in range(learned + 1) if all(value > APART for value in gap[k:]))
+    return {
+        "learned": learned,
+        "first_single": singles[0] if singles else None,
+        "singles": len(singles),
+        "all_single_after": bool(singles) and len(singles) == learned - singles[0],
+        "last": bytes_per_token(trace, learned),
+        "apart_from": apart_from,
+        "together_within": max((abs(gap[k]) for k in range(apart_from)), default=0.0),
+    }
+
+
+def compression_plot(trace: Trace) -> str:
+    """Bytes per token of the training and the validation documents against
+    the number of merges (log scale), the chapter's eight marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    curve = trace["compression"]
+    learned = len(curve["merges"])
+    ks = list(range(1, learned + 1))
+    train = [bytes_per_token(trace, k)[0] for k in ks]
+    validation = [bytes_per_token(trace, k)[1] for k in ks]
+    figure, axis = plt.subplots(figsize=(6.4, 3.4))
+    axis.plot(ks, train, color="#336699", linewidth=1.4, label="training documents (counted)")
+    axis.plot(ks, validation, color="#b35c00", linewidth=1.4, label="validation documents (only encoded)")
+    eight = bytes_per_token(trace, 8)
+    axis.plot([8, 8], eight, "o", color="#333333", markersize=4)
+    axis.annotate("the chapter's 8 merges", (8, eight[0]), textcoords="offset points", xytext=(6, 10), fontsize=8)
+    axis.set_xscale("log", base=2)
+    axis.set_xlabel("merges learned from the training documents (log scale)")
+    axis.set_ylabel("bytes per token")
+    axis.grid(True, linewidth=0.3)
+    axis.legend(loc="upper left", fontsize=8)
+    svg = matplotlib_svg(figure)
+    plt.close(figure)
+    points = "; ".join(f"{k} merges: {fixed(bytes_per_token(trace, k)[0], 2)} and {fixed(bytes_per_token(trace, k)[1], 2)}"
+                       for k in CURVE_ROWS if k <= learned)
+    alt = ("Two curves of bytes per token against the number of merges, 1 to "
+           f"{learned} on a log scale, for the training documents and for the validation documents. "
+           f"They run together at first and part as the merges grow; training then validation: {points}.")
+    return svg_figure(svg, "Bytes per token of the training and the validation documents as merges are added",
+                      "compression", alt=alt)
+
+
+def compression_table(trace: Trace) -> str:
+    """Selected points of the curve with the merge learned last and its count."""
+    curve = trace["compression"]
+    rows = []
+    for k in CURVE_ROWS:
+        if k > len(curve["merges"]):
+            continue
+        last = curve["merges"][k - 1]
+        train, validation = bytes_per_token(trace, k)
+        rows.append([str(k), str(256 + k), fixed(train, 2), fixed(validation, 2),
+                     f"`{merged_text(last['bytes'])}`", str(last["count"])])
+    header = ["merges", "trainer vocabulary", "training bytes/token", "validation bytes/token", "merge learned last", "its count"]
+    return table(header, rows, "Compression after selected numbers of merges", "compression-table")
+
+
+def early_merge(trace: Trace, text: str) -> str:
+    """``text`` as a code span, after checking that it is one of the merges
+    learned before the partitions part (so the page's examples stay true)."""
+    apart = compression_facts(trace)["apart_from"]
+    early = [merged_text(m["bytes"]) for m in trace["compression"]["merges"][:apart]]
+    shown = f'"{text}"'
+    if shown not in early:
+        raise ValueError(f"{shown!r} is not among the first {apart} merges: {early}")
+    return f"`{shown}`"

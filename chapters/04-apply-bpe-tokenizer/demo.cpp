@@ -2,8 +2,9 @@
 // documents into a tokenizer, prints its ID layout, encodes an emoji it never
 // saw and two bytes that are not UTF-8, shows a strict document decode and
 // two segmentations of the same bytes, then traces two inputs through
-// encoding and back. With --trace PATH it also writes the frozen rules and
-// each traced input, for the figures.
+// encoding and back. With --trace PATH it also writes the frozen rules,
+// each traced input, and what a few characters and emoji cost in tokens,
+// for the figures.
 #include <exception>
 #include <iostream>
 #include <span>
@@ -16,6 +17,7 @@
 #include "demo_lists.hpp"
 #include "demo_trace.hpp"
 #include "llm/text/bpe_tokenizer.hpp"
+#include "llm/text/text_units.hpp"
 #include "whole_word_vocabulary.hpp"
 
 namespace {
@@ -134,6 +136,23 @@ Json segmentations_json(const BpeTokenizer& tokenizer, const Ids& canonical, con
   return entries;
 }
 
+// What a unit of text costs: its bytes, its scalars and its content tokens.
+// A merged Cyrillic letter, one no merge covers, and emoji of three and four
+// bytes and of one and two scalars.
+Json costs_json(const BpeTokenizer& tokenizer) {
+  Json costs = Json::array();
+  for (std::string_view text :
+       {"\u0430", "\u0436", "\u2764", "\U0001F980", "\U0001F44D\U0001F3FD"}) {
+    Json labels = Json::array();
+    for (char32_t scalar : llm::unicode_scalars(text)) labels.push_back(llm::scalar_label(scalar));
+    costs.push_back({{"text", text},
+                     {"bytes", text.size()},
+                     {"scalars", labels},
+                     {"tokens", tokenizer.encode_content(text)}});
+  }
+  return costs;
+}
+
 }  // namespace
 
 // region: chapter-output
@@ -205,7 +224,8 @@ int main(int argc, char** argv) try {
                     {{"vocabulary_size", layout.vocabulary_size()},
                      {"rules", rules_json(tokenizer)},
                      {"cases", {ascii, cyrillic}},
-                     {"segmentations", segmentations_json(tokenizer, canonical, noncanonical)}});
+                     {"segmentations", segmentations_json(tokenizer, canonical, noncanonical)},
+                     {"costs", costs_json(tokenizer)}});
   return 0;
 } catch (const std::exception& error) {
   std::cerr << "chapter 4 demo failed: " << error.what() << '\n';

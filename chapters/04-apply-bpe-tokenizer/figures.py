@@ -126,3 +126,23 @@ def segmentations_table(trace: Trace) -> str:
     return table(["Sequence", "Content IDs", "Pieces", "Decodes to", "Encoding those bytes gives"], rows,
                  'Two sequences that decode to the bytes of " а"; only one is what encoding produces',
                  "segmentations")
+
+
+def costs_table(trace: Trace) -> str:
+    """What a few units of text cost: bytes, scalars and content tokens."""
+    rows = []
+    for entry in trace["costs"]:
+        if len(entry["text"].encode("utf-8")) != entry["bytes"]:
+            raise ValueError(f"{entry['text']!r}: traced {entry['bytes']} bytes, Python counts another number")
+        rows.append([f"`{entry['text']}`", ", ".join(entry["scalars"]), str(entry["bytes"]),
+                     str(len(entry["tokens"])), "`[" + ", ".join(str(token) for token in entry["tokens"]) + "]`"])
+    return table(["text", "scalars", "bytes", "tokens", "content IDs"], rows,
+                 "What a letter and a few emoji cost with the eight merges", "costs")
+
+
+def cost(trace: Trace, text: str) -> Mapping[str, Any]:
+    """The traced cost entry of ``text``."""
+    for entry in trace["costs"]:
+        if entry["text"] == text:
+            return entry
+    raise KeyError(f"the chapter 4 trace has no cost entry for {text!r}")

@@ -3,8 +3,10 @@
 // for another pair, then encodes the book's frozen partitions and counts
 // their pairs document by document. With --trace PATH it also writes four
 // short documents in three partitions with all their pairs (the figures'
-// tapes), the worked document at stride 2, and every corpus document's
-// token and pair count.
+// tapes), the worked document at stride 2, which target positions the
+// worked document and a seven-token one lose at strides 1, 2 and 4, and
+// every corpus document's token and pair count, with the documents whose EOS
+// is never a target at stride 2.
 #include <exception>
 #include <iostream>
 #include <string>
@@ -49,6 +51,33 @@ Json tape_json(std::string_view partition, std::string_view id, const Ids& token
           {"tail", tail_json}};
 }
 
+// region: target-coverage
+// The target positions some pair predicts: each pair at start s predicts
+// positions s + 1 .. s + T. Position 0 (BOS) is never a target.
+std::vector<bool> covered_targets(std::span<const TokenId> tokens,
+                                  const CausalWindowConfig& config) {
+  std::vector<bool> covered(tokens.size(), false);
+  for (const llm::CausalWindow& pair : config.windows(tokens)) {
+    for (std::size_t i = 1; i <= config.context_length(); ++i) covered[pair.start + i] = true;
+  }
+  return covered;
+}
+// endregion: target-coverage
+
+// One document at one stride: its starts and the targets no pair predicts.
+Json coverage_json(std::string_view id, const Ids& tokens, std::size_t stride) {
+  const CausalWindowConfig config = CausalWindowConfig::create(3, stride);
+  Json starts = Json::array();
+  for (const llm::CausalWindow& pair : config.windows(tokens)) starts.push_back(pair.start);
+  const std::vector<bool> covered = covered_targets(tokens, config);
+  Json missed = Json::array();
+  for (std::size_t position = 1; position < tokens.size(); ++position) {
+    if (!covered[position]) missed.push_back({{"position", position}, {"token", tokens[position]}});
+  }
+  return {{"id", id},         {"tokens", tokens}, {"context", config.context_length()},
+          {"stride", stride}, {"starts", starts}, {"missed", missed}};
+}
+
 Json trace_json(const CausalWindowConfig& config, const llm::EncodedCorpusPartitions& encoded) {
   // Four short tapes in three partitions: pairs restart at every boundary.
   Json tapes = Json::array();
@@ -71,6 +100,23 @@ Json trace_json(const CausalWindowConfig& config, const llm::EncodedCorpusPartit
     stride_two_totals[std::string(llm::partition_label(partition))] =
         encoded.window_count(partition, stride_two);
   }
+  Json coverage = Json::array();
+  for (const auto& [id, tokens] :
+       {std::pair<std::string_view, Ids>{"train-a", {0, 41, 42, 43, 44, 1}},
+        {"seven-tokens", {0, 41, 42, 43, 44, 45, 1}}}) {
+    for (std::size_t stride : {1, 2, 4}) coverage.push_back(coverage_json(id, tokens, stride));
+  }
+  // The corpus at stride 2: documents whose EOS no pair predicts.
+  Json eos_missed = Json::array();
+  std::size_t corpus_documents = 0;
+  for (Partition partition : llm::kPartitions) {
+    for (const llm::EncodedDocument& document : encoded.documents(partition)) {
+      ++corpus_documents;
+      if (!covered_targets(document.token_ids, stride_two).back()) {
+        eos_missed.push_back({{"id", document.id}, {"tokens", document.token_ids.size()}});
+      }
+    }
+  }
   return {{"config",
            {{"context", config.context_length()},
             {"stride", config.stride()},
@@ -78,6 +124,9 @@ Json trace_json(const CausalWindowConfig& config, const llm::EncodedCorpusPartit
           {"tapes", tapes},
           {"stride_two", tape_json("train", "train-a", {0, 41, 42, 43, 44, 1}, stride_two)},
           {"stride_two_corpus_pairs", stride_two_totals},
+          {"coverage", coverage},
+          {"stride_two_eos_missed", eos_missed},
+          {"corpus_documents", corpus_documents},
           {"documents", documents}};
 }
 

@@ -90,15 +90,27 @@ def tapes_figure(trace: Trace) -> str:
 
 
 def stride_table(trace: Trace) -> str:
-    """Table: the worked document at stride 1 and stride 2."""
+    """Table: the worked document and a seven-token one at strides 1, 2 and 4,
+    with the targets no pair predicts."""
     rows = []
-    for label, tape in (("1", trace["tapes"][0]), ("2", trace["stride_two"])):
-        starts = ", ".join(str(w["start"]) for w in tape["windows"])
-        tail = tape["tail"]
-        rows.append([label, str(len(tape["windows"])), starts,
-                     "—" if tail is None else f'start {tail["start"]}: `[{", ".join(token_text(t) for t in tail["tokens"])}]`'])
-    return table(["Stride S", "Pairs", "Starts", "Suffix too short for a pair"], rows,
-                 f'The document {trace["tapes"][0]["id"]} at context 3 with two strides', "strides")
+    for entry in trace["coverage"]:
+        missed = entry["missed"]
+        eos_position = len(entry["tokens"]) - 1
+        lost = ", ".join(f'{token_text(m["token"])} (position {m["position"]})' for m in missed) or "none"
+        eos = "no" if any(m["position"] == eos_position for m in missed) else "yes"
+        rows.append([f'`{entry["id"]}` ({len(entry["tokens"])} tokens)', str(entry["stride"]),
+                     ", ".join(str(start) for start in entry["starts"]), lost, eos])
+    context = trace["coverage"][0]["context"]
+    return table(["Document", "Stride S", "Starts", "Targets no pair predicts", "EOS a target"], rows,
+                 f"Two documents at context {context} and three strides: what each stride leaves out", "strides")
+
+
+def coverage(trace: Trace, document: str, stride: int) -> Mapping[str, Any]:
+    """The traced coverage of one document at one stride."""
+    for entry in trace["coverage"]:
+        if entry["id"] == document and entry["stride"] == stride:
+            return entry
+    raise KeyError(f"the chapter 5 trace has no coverage of {document!r} at stride {stride}")
 
 
 def totals(trace: Trace) -> dict[str, dict[str, int]]:

@@ -2,13 +2,16 @@
 // probabilities, the perfect and uniform anchors, an impossible target, an
 // empty request, unequal documents, a shared argmax, an underflowing
 // product), then of one bigram model fitted on the book's training documents
-// and scored, unchanged, on training and on validation. With --trace PATH it
-// writes the same values for the figures.
+// and scored, unchanged, on training and on validation; then the baseline
+// later chapters must beat: the unigram reading, alpha chosen on validation,
+// and the tuned model opened once on test. With --trace PATH it writes the
+// same values, the whole alpha sweep and seeded samples for the figures.
 #include <cmath>
 #include <exception>
 #include <iostream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "corpus_scores.hpp"
@@ -96,7 +99,18 @@ struct CorpusEvidence {
   ch07::FrozenMetricFixture fixture;
   std::vector<llm::PartitionScore> scores;  ///< one per llm::kScoredPartitions entry
   ch07::BoundaryEvidence boundary;
+  llm::PartitionScore unigram;  ///< the add-one table without context, on validation
+  ch07::BaselineEvidence baseline;
 };
+
+/// `[1.0, 0.5, ...]`: the candidate alphas in their shortest form.
+std::string alphas_text(const std::vector<llm::SmoothingCandidate>& sweep) {
+  std::string text = "[";
+  for (std::size_t k = 0; k < sweep.size(); ++k) {
+    text += (k == 0 ? "" : ", ") + llm::format_shortest(sweep[k].alpha);
+  }
+  return text + "]";
+}
 
 // region: learner-corpus-output
 void print_corpus_evidence(const CorpusEvidence& e) {
@@ -126,6 +140,20 @@ void print_corpus_evidence(const CorpusEvidence& e) {
               << " total_surprise=" << format_fixed(m.total_nll()) << ' ' << mean_and_perplexity(m)
               << '\n';
   }
+  const llm::BigramBaseline& tuned = e.baseline.baseline;
+  const std::string tuned_alpha = format_fixed(tuned.model.alpha());
+  std::cout << "unigram alpha=" << format_fixed(f.model.alpha())
+            << " validation: targets=" << e.unigram.metrics.target_count() << ' '
+            << mean_and_perplexity(e.unigram.metrics) << '\n';
+  std::cout << "alpha chosen on validation: " << llm::format_shortest(tuned.model.alpha())
+            << " from " << alphas_text(tuned.sweep) << '\n';
+  std::cout << "tuned bigram alpha=" << tuned_alpha
+            << " validation: targets=" << tuned.validation.metrics.target_count() << ' '
+            << mean_and_perplexity(tuned.validation.metrics) << '\n';
+  std::cout << "tuned bigram alpha=" << tuned_alpha
+            << " test, opened once after the choice: documents=" << e.baseline.test_documents
+            << " targets=" << e.baseline.test.target_count() << ' '
+            << mean_and_perplexity(e.baseline.test) << '\n';
   std::cout << "target policy: BOS=" << (e.boundary.bos_target ? "target" : "context-only")
             << " EOS=" << (e.boundary.eos_target ? "target" : "not-always-target")
             << " documents=" << (e.boundary.cross_document ? "joined" : "separate") << '\n';
@@ -206,6 +234,37 @@ Json corpus_json(const CorpusEvidence& e) {
                          {"targets", score.metrics.target_count()},
                          {"mean_nll", score.metrics.mean_nll()}});
   }
+  const ch07::BaselineEvidence& b = e.baseline;
+  Json sweep = Json::array();
+  for (const llm::SmoothingCandidate& candidate : b.baseline.sweep) {
+    sweep.push_back({{"alpha", candidate.alpha},
+                     {"train", metrics_json(candidate.train)},
+                     {"validation", metrics_json(candidate.validation)},
+                     {"unigram_validation", metrics_json(candidate.unigram_validation)}});
+  }
+  const auto samples_json = [](const std::vector<ch07::Sample>& samples) {
+    Json list = Json::array();
+    for (const ch07::Sample& sample : samples) {
+      list.push_back({{"seed", sample.seed},
+                      {"tokens", sample.tokens},
+                      {"visible", sample.visible},
+                      {"escaped_bytes", sample.escaped_bytes},
+                      {"unseen_transitions", sample.unseen_transitions}});
+    }
+    return list;
+  };
+  Json baseline = {
+      {"sweep", sweep},
+      {"chosen", b.baseline.chosen},
+      {"alpha", b.baseline.model.alpha()},
+      {"validation", metrics_json(b.baseline.validation.metrics)},
+      {"test", {{"documents", b.test_documents}, {"metrics", metrics_json(b.test)}}},
+      {"add_one_unigram_validation", metrics_json(e.unigram.metrics)},
+      {"ids_in_training", b.ids_in_training},
+      {"add_one_pseudocount_share", b.add_one_pseudocount_share},
+      {"sample_tokens", ch07::kSampleTokens},
+      {"samples",
+       {{"add_one", samples_json(b.add_one_samples)}, {"tuned", samples_json(b.tuned_samples)}}}};
   return {{"checksum", f.corpus_checksum},
           {"split_strategy", f.split_strategy},
           {"tokenizer",
@@ -223,7 +282,8 @@ Json corpus_json(const CorpusEvidence& e) {
            {{"bos_target", e.boundary.bos_target},
             {"eos_target", e.boundary.eos_target},
             {"cross_document", e.boundary.cross_document},
-            {"test_selectable", e.boundary.test_selectable}}}};
+            {"test_selectable", e.boundary.test_selectable}}},
+          {"baseline", baseline}};
 }
 
 }  // namespace
@@ -235,12 +295,17 @@ int main(int argc, char** argv) {
     const FixedExamples examples{ch07::tiny_example(), ch07::scale_anchors(),
                                  ch07::edge_cases(),   ch07::document_weighting(),
                                  ch07::same_argmax(),  ch07::underflow()};
-    CorpusEvidence corpus{ch07::frozen_metric_fixture(), {}, {}};
+    ch07::FrozenMetricFixture fixture = ch07::frozen_metric_fixture();
+    std::vector<llm::PartitionScore> scores;
     for (llm::ScoredPartition partition : llm::kScoredPartitions) {
-      corpus.scores.push_back(
-          llm::score_bigram_partition(corpus.fixture.model, corpus.fixture.encoded, partition));
+      scores.push_back(llm::score_bigram_partition(fixture.model, fixture.encoded, partition));
     }
-    corpus.boundary = ch07::boundary_evidence(corpus.fixture.encoded);
+    const ch07::BoundaryEvidence boundary = ch07::boundary_evidence(fixture.encoded);
+    const llm::PartitionScore unigram = llm::score_unigram_partition(
+        fixture.model, fixture.encoded, llm::ScoredPartition::Validation);
+    ch07::BaselineEvidence baseline = ch07::baseline_evidence(fixture);
+    const CorpusEvidence corpus{std::move(fixture), std::move(scores), boundary, unigram,
+                                std::move(baseline)};
 
     print_fixed_examples(examples);
     print_corpus_evidence(corpus);

@@ -11,7 +11,13 @@
 * :func:`documents_plot` -- each scored document's own mean NLL against the
   pooled value of its partition (``trace.corpus.documents``);
 * :func:`boundary_table` -- which tokens are targets, checked on the encoded
-  documents (``trace.corpus.boundary``).
+  documents (``trace.corpus.boundary``);
+* :func:`sweep_plot` and :func:`sweep_table` -- the bigram on train and on
+  validation and its unigram reading on validation, for every candidate
+  alpha (``trace.corpus.baseline.sweep``);
+* :func:`baseline_table` -- every model of the chapter on the same
+  validation targets, and the chosen one once on test;
+* :func:`samples_table` -- seeded text from the add-one and the tuned bigram.
 
 Every number comes from the trace; nothing is typed by hand.
 """
@@ -21,7 +27,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Sequence
 
-from tools.figures import fixed, graphviz, matplotlib_svg, plain, sci, svg_figure, table
+from tools.figures import fence, fixed, graphviz, matplotlib_svg, plain, sci, svg_figure, table
 
 Trace = Mapping[str, Any]
 
@@ -209,3 +215,161 @@ def scenes_with_more_targets(corpus: Trace, language: str) -> tuple[int, int]:
     pairs = [counts for counts in by_scene.values() if len(counts) == 2]
     more = sum(1 for counts in pairs if counts[language] > max(v for k, v in counts.items() if k != language))
     return more, len(pairs)
+
+
+# --- The baseline: alpha chosen on validation -----------------------------------
+
+
+def chosen_candidate(baseline: Trace) -> Trace:
+    """The sweep entry of the chosen alpha."""
+    return baseline["sweep"][baseline["chosen"]]
+
+
+def best_unigram(baseline: Trace) -> Trace:
+    """The sweep entry whose unigram reading scored lowest on validation."""
+    return min(baseline["sweep"], key=lambda candidate: candidate["unigram_validation"]["mean_nll"])
+
+
+def crossing(baseline: Trace) -> tuple[float, float]:
+    """(the smallest alpha at which the bigram still loses to its unigram
+    reading on validation, the largest at which it wins), in grid order."""
+    losing = [c["alpha"] for c in baseline["sweep"]
+              if c["validation"]["mean_nll"] > c["unigram_validation"]["mean_nll"]]
+    winning = [c["alpha"] for c in baseline["sweep"]
+               if c["validation"]["mean_nll"] < c["unigram_validation"]["mean_nll"]]
+    if not losing or not winning:
+        raise ValueError("the sweep has no alpha at which the bigram loses to its unigram reading, "
+                         "or none at which it wins; the page's crossing sentence does not hold")
+    return min(losing), max(winning)
+
+
+def sweep_plot(corpus: Trace) -> str:
+    """Mean NLL against alpha (log scale): the bigram on train and on
+    validation, the unigram reading on validation; the chosen alpha marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    baseline = corpus["baseline"]
+    sweep = baseline["sweep"]
+    alphas = [c["alpha"] for c in sweep]
+    chosen = chosen_candidate(baseline)
+    series = [
+        ("bigram on train", [c["train"]["mean_nll"] for c in sweep], "#336699", "o--"),
+        ("bigram on validation", [c["validation"]["mean_nll"] for c in sweep], "#b35c00", "o-"),
+        ("unigram reading on validation", [c["unigram_validation"]["mean_nll"] for c in sweep], "#3d7a35", "s-"),
+    ]
+    figure, axis = plt.subplots(figsize=(6.4, 3.6))
+    for label, values, color, style in series:
+        axis.plot(alphas, values, style, color=color, label=label, markersize=4, linewidth=1.3)
+    axis.plot([chosen["alpha"]], [chosen["validation"]["mean_nll"]], "o", markersize=11,
+              markerfacecolor="none", markeredgecolor="#b35c00")
+    axis.annotate(f"chosen: alpha = {plain(chosen['alpha'])}, {fixed(chosen['validation']['mean_nll'], 3)}",
+                  (chosen["alpha"], chosen["validation"]["mean_nll"]), textcoords="offset points",
+                  xytext=(8, -16), fontsize=8, color="#b35c00")
+    axis.set_xscale("log")
+    axis.invert_xaxis()
+    axis.set_xlabel("pseudocount alpha (log scale; less smoothing to the right)")
+    axis.set_ylabel("mean NLL (nats per target)")
+    axis.grid(True, linewidth=0.3)
+    axis.legend(loc="lower left", fontsize=8)
+    svg = matplotlib_svg(figure)
+    plt.close(figure)
+    first, last = sweep[0], sweep[-1]
+    alt = (f"Three curves of mean NLL against alpha from {plain(first['alpha'])} down to {plain(last['alpha'])} "
+           f"on a log scale. The bigram on its own training documents falls steadily, from "
+           f"{fixed(first['train']['mean_nll'], 3)} to {fixed(last['train']['mean_nll'], 3)}. On validation it falls "
+           f"from {fixed(first['validation']['mean_nll'], 3)} to its lowest, {fixed(chosen['validation']['mean_nll'], 3)} "
+           f"at alpha = {plain(chosen['alpha'])}, and rises again to {fixed(last['validation']['mean_nll'], 3)}. "
+           f"The unigram reading stays between {fixed(min(c['unigram_validation']['mean_nll'] for c in sweep), 3)} and "
+           f"{fixed(max(c['unigram_validation']['mean_nll'] for c in sweep), 3)}, above the bigram except at alpha = "
+           f"{', '.join(plain(c['alpha']) for c in sweep if c['validation']['mean_nll'] > c['unigram_validation']['mean_nll'])}.")
+    return svg_figure(svg, "Mean NLL of the bigram on train and on validation, and of its unigram reading on validation, for every candidate alpha",
+                      "alpha-sweep", alt=alt)
+
+
+def sweep_table(corpus: Trace) -> str:
+    """Every candidate alpha with its three scores; the chosen row in bold."""
+    baseline = corpus["baseline"]
+    rows = []
+    for index, candidate in enumerate(baseline["sweep"]):
+        mark = (lambda text: f"**{text}**") if index == baseline["chosen"] else (lambda text: text)
+        rows.append([mark(plain(candidate["alpha"])), fixed(candidate["train"]["mean_nll"], 3),
+                     mark(f"{fixed(candidate['validation']['mean_nll'], 3)} ({fixed(candidate['validation']['perplexity'], 1)})"),
+                     f"{fixed(candidate['unigram_validation']['mean_nll'], 3)} ({fixed(candidate['unigram_validation']['perplexity'], 1)})"])
+    header = ["$\\alpha$", "bigram, train", "bigram, validation (PPL)", "unigram reading, validation (PPL)"]
+    return table(header, rows, "The sweep: mean NLL per target for every candidate alpha; the chosen one in bold", "alpha-sweep-table")
+
+
+def baseline_table(corpus: Trace) -> str:
+    """Every model of the chapter scored on the same validation targets, and
+    the chosen bigram once on test."""
+    baseline = corpus["baseline"]
+    vocabulary = corpus["tokenizer"]["vocabulary"]
+    validation = next(score for score in corpus["partitions"] if score["name"] == "validation")
+    chosen = chosen_candidate(baseline)
+    unigram = best_unigram(baseline)
+    uniform = math.log(vocabulary)
+    rows = [
+        [f"uniform over $V = {vocabulary}$", "none", fixed(uniform, 3), fixed(float(vocabulary), 1), "—"],
+        ["unigram reading, $\\alpha = 1$", "none",
+         fixed(baseline["add_one_unigram_validation"]["mean_nll"], 3),
+         fixed(baseline["add_one_unigram_validation"]["perplexity"], 1), "—"],
+        [f"unigram reading, best $\\alpha = {plain(unigram['alpha'])}$", "none",
+         fixed(unigram["unigram_validation"]["mean_nll"], 3), fixed(unigram["unigram_validation"]["perplexity"], 1), "—"],
+        ["bigram, $\\alpha = 1$ (printed)", "one token", fixed(validation["mean_nll"], 3),
+         fixed(validation["perplexity"], 1), "—"],
+        [f"**bigram, $\\alpha = {plain(chosen['alpha'])}$ (the baseline)**", "one token",
+         f"**{fixed(baseline['validation']['mean_nll'], 3)}**", f"**{fixed(baseline['validation']['perplexity'], 1)}**",
+         f"{fixed(baseline['test']['metrics']['mean_nll'], 3)} ({fixed(baseline['test']['metrics']['perplexity'], 1)})"],
+    ]
+    header = ["model", "context", "validation mean NLL", "validation PPL", "test mean NLL (PPL), read once"]
+    return table(header, rows, f"Every model of the chapter on the same {validation['targets']} validation targets", "baselines")
+
+
+def samples_block(corpus: Trace) -> str:
+    """The seeded samples as a text block, one line each: model, seed, text
+    (``\\xNN`` for a byte that is not a visible character)."""
+    baseline = corpus["baseline"]
+    chosen = chosen_candidate(baseline)
+    lines = []
+    for kind, label in (("add_one", "alpha = 1"), ("tuned", f"alpha = {plain(chosen['alpha'])}")):
+        for sample in baseline["samples"][kind]:
+            lines.append(f"{label:<13} seed {sample['seed']}: {sample['visible']}")
+    body = "\n".join(lines)
+    ticks = fence(body)
+    return f"{ticks}text\n{body}\n{ticks}\n"
+
+
+def samples_table(corpus: Trace) -> str:
+    """Per sample: tokens drawn, escaped bytes, and transitions training never had."""
+    baseline = corpus["baseline"]
+    chosen = chosen_candidate(baseline)
+    rows = []
+    for kind, label in (("add_one", "$\\alpha = 1$"), ("tuned", f"$\\alpha = {plain(chosen['alpha'])}$")):
+        for sample in baseline["samples"][kind]:
+            rows.append([label, f"{sample['seed']}", f"{len(sample['tokens'])}", f"{sample['escaped_bytes']}",
+                         f"{sample['unseen_transitions']}"])
+    header = ["model", "seed", "tokens drawn", "bytes shown as `\\xNN`", "transitions never seen in training"]
+    return table(header, rows, f"The samples counted: at most {baseline['sample_tokens']} tokens each, from BOS", "samples")
+
+
+def sample_totals(corpus: Trace, kind: str) -> dict[str, int]:
+    """Summed over one model's samples: tokens drawn, escaped bytes, unseen transitions."""
+    samples = corpus["baseline"]["samples"][kind]
+    return {"tokens": sum(len(s["tokens"]) for s in samples),
+            "escaped": sum(s["escaped_bytes"] for s in samples),
+            "unseen": sum(s["unseen_transitions"] for s in samples)}
+
+
+def uniform_nll(corpus: Trace) -> float:
+    """ln V: the mean NLL of the uniform guess over the vocabulary."""
+    return math.log(corpus["tokenizer"]["vocabulary"])
+
+
+def reserved_share(corpus: Trace, row_total: int) -> float:
+    """alpha V / (N + alpha V) of the chosen alpha: the share of a row with
+    ``row_total`` counted transitions that the pseudocounts hold."""
+    reserve = chosen_candidate(corpus["baseline"])["alpha"] * corpus["tokenizer"]["vocabulary"]
+    return reserve / (row_total + reserve)

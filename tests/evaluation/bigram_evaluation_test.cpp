@@ -1,7 +1,9 @@
 // Scoring the chapter 6 bigram model with the chapter 7 metrics: one target
 // per adjacent pair inside each document, BOS never a target, EOS always
 // one, no pair across documents, every token checked before any scoring, and
-// the model left exactly as it was.
+// the model left exactly as it was. Then chapter 7's baseline: the unigram
+// reading of the same targets and the choice of alpha on validation, against
+// numbers recomputed from the corpus files by an independent Python script.
 #include "llm/evaluation/bigram_evaluation.hpp"
 
 #include <gtest/gtest.h>
@@ -84,6 +86,21 @@ TEST(BigramScoring, NamesTheFirstTokenOutsideTheVocabularyBeforeScoring) {
   EXPECT_EQ(error->token(), 5u);
 }
 
+TEST(UnigramScoring, TheSameTargetsWithoutTheirContext) {
+  const BigramModel model = BigramModel::fit(5, 1.0, kTraining);
+  const LanguageModelMetrics metrics = score_unigram_documents(model, views(kTraining));
+  EXPECT_EQ(metrics.target_count(), 7u) << "the bigram's targets, BOS still context only";
+  // Targets A A B EOS, A B EOS with unigram probabilities 4/12, 3/12, 3/12.
+  const double expected =
+      3 * -std::log(4.0 / 12.0) + 2 * -std::log(3.0 / 12.0) + 2 * -std::log(3.0 / 12.0);
+  EXPECT_NEAR(metrics.total_nll(), expected, 1e-12);
+  const std::vector<std::vector<TokenId>> documents = {{kBos, kA, kEos}, {kBos, 5}};
+  EXPECT_EQ(capture_error<BigramError>([&] {
+              score_unigram_documents(model, views(documents));
+            })->token(),
+            5u);
+}
+
 // The chapter 7 protocol on the book's corpus: 8 merges learned from train,
 // the bigram fitted on the 8 training documents only.
 struct CorpusProtocol {
@@ -156,6 +173,67 @@ TEST(BigramPartitionProtocol, AModelSmallerThanTheTokenizerIsRefused) {
       [&] { fit_bigram_on_training_partition(258, 1.0, protocol.encoded); });
   EXPECT_EQ(error->kind(), BigramErrorKind::TokenOutOfRange);
   EXPECT_GE(error->token(), 258u) << "a merge token the smaller vocabulary cannot hold";
+}
+
+// Recomputed from chapters/common/corpus/ by a separate Python script (BPE
+// with eight merges, encoding, counts and add-alpha scores written anew):
+// validation mean NLL of the bigram and of the unigram reading per alpha.
+struct IndependentScore {
+  double alpha, train, validation, unigram_validation;
+};
+constexpr IndependentScore kIndependent[] = {
+    {1.0, 3.797831756065162, 4.010031694004388, 3.881170140022102},
+    {0.5, 3.358669421187403, 3.634845479707903, 3.842927174505587},
+    {0.2, 2.847603367435906, 3.212115852018039, 3.825023183040867},
+    {0.1, 2.548593615964317, 2.980996935946282, 3.823807104196523},
+    {0.05, 2.332345439822706, 2.832513434251908, 3.827597999701190},
+    {0.02, 2.154510943509190, 2.742585337839217, 3.836263948009548},
+    {0.01, 2.078775903482361, 2.731226246075765, 3.844111089730434},
+    {0.005, 2.034999399370698, 2.749884427528089, 3.852468138925927},
+    {0.002, 2.005578220914485, 2.800804606653011, 3.863884010668644},
+    {0.001, 1.994964908026585, 2.850031451456994, 3.872649416974030},
+};
+
+TEST(BigramBaseline, ChoosesAlphaOnValidationAndMatchesAnIndependentRecount) {
+  const CorpusProtocol protocol;
+  const BigramBaseline baseline = select_bigram_baseline(266, protocol.encoded);
+  ASSERT_EQ(baseline.sweep.size(), std::size(kIndependent));
+  for (std::size_t k = 0; k < baseline.sweep.size(); ++k) {
+    const SmoothingCandidate& candidate = baseline.sweep[k];
+    EXPECT_EQ(candidate.alpha, kIndependent[k].alpha);
+    EXPECT_NEAR(candidate.train.mean_nll(), kIndependent[k].train, 1e-12) << candidate.alpha;
+    EXPECT_NEAR(candidate.validation.mean_nll(), kIndependent[k].validation, 1e-12);
+    EXPECT_NEAR(candidate.unigram_validation.mean_nll(), kIndependent[k].unigram_validation, 1e-12);
+    EXPECT_EQ(candidate.validation.target_count(), 469u);
+  }
+  EXPECT_EQ(baseline.sweep[baseline.chosen].alpha, 0.01);
+  EXPECT_EQ(baseline.model.alpha(), 0.01);
+  EXPECT_EQ(baseline.validation.metrics.mean_nll(),
+            baseline.sweep[baseline.chosen].validation.mean_nll());
+  EXPECT_NEAR(baseline.validation.metrics.perplexity(), 15.351700445032417, 1e-9);
+  // Add-one: the bigram is worse than its own table without context.
+  EXPECT_GT(baseline.sweep[0].validation.mean_nll(),
+            baseline.sweep[0].unigram_validation.mean_nll());
+  // The same frozen model, opened once on test, agrees with the recount too.
+  const LanguageModelMetrics test = score_bigram_documents(
+      baseline.model, document_token_views(protocol.encoded.documents(Partition::Test)));
+  EXPECT_EQ(test.target_count(), 442u);
+  EXPECT_NEAR(test.mean_nll(), 2.854495336047768, 1e-12);
+}
+
+TEST(BigramBaseline, TiesKeepTheEarlierAlphaAndBadGridsAreRefused) {
+  const CorpusProtocol protocol;
+  const std::vector<double> repeated = {0.05, 0.01, 0.01};
+  EXPECT_EQ(select_bigram_baseline(266, protocol.encoded, repeated).chosen, 1u);
+  const auto empty = capture_error<BigramError>(
+      [&] { (void)select_bigram_baseline(266, protocol.encoded, std::span<const double>{}); });
+  EXPECT_EQ(empty->kind(), BigramErrorKind::EmptyAlphaGrid);
+  EXPECT_EQ(bigram_error_kind_name(empty->kind()), "empty-alpha-grid");
+  const std::vector<double> bad = {0.1, -1.0};
+  const auto invalid =
+      capture_error<BigramError>([&] { (void)select_bigram_baseline(266, protocol.encoded, bad); });
+  EXPECT_EQ(invalid->kind(), BigramErrorKind::InvalidAlpha);
+  EXPECT_EQ(invalid->alpha(), -1.0);
 }
 
 }  // namespace

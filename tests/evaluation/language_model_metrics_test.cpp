@@ -107,6 +107,11 @@ TEST(AssignedProbabilityMetrics, WeightsTargetsNotDocuments) {
   const LanguageModelMetrics pooled =
       score_assigned_probabilities(std::vector<double>{1.0, 0.25, 0.25, 0.25});
   EXPECT_EQ(pooled.target_count(), 4u);
+  // The same mean as the tiny chain (1.5 ln 2) by coincidence of the chosen
+  // numbers; the totals and counts tell the two cases apart.
+  EXPECT_NEAR(pooled.total_nll(), 3.0 * std::log(4.0), kTolerance);
+  EXPECT_NE(pooled.total_nll(),
+            score_assigned_probabilities(std::vector<double>{0.5, 0.25}).total_nll());
   EXPECT_NEAR(pooled.mean_nll(), 1.039720770840, kTolerance);
   EXPECT_NEAR(pooled.perplexity(), 2.828427124746, kTolerance);
   const double equal_document_mean = (short_document.mean_nll() + long_document.mean_nll()) / 2.0;

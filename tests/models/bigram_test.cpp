@@ -1,7 +1,9 @@
 // The chapter 6 bigram model: transitions counted once per document and never
 // across documents, maximum-likelihood rows against add-alpha rows (every
 // smoothed row sums to one), the reference's worked values, ties, and every
-// error kind with its evidence and its place in the validation order.
+// error kind with its evidence and its place in the validation order. Then
+// chapter 7's readings of the same table: without context (the unigram), and
+// as a sampler whose seeded draws were worked out independently.
 #include "llm/models/bigram.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -223,6 +226,95 @@ TEST(BigramErrors, EveryQueryRejectsATokenOutsideTheVocabulary) {
   for (const auto& query : queries) {
     EXPECT_EQ(capture_error<BigramError>(query)->kind(), BigramErrorKind::TokenOutOfRange);
   }
+}
+
+TEST(BigramUnigramReading, SumsTheContextOutOfTheCounts) {
+  const BigramModel model = worked_model();
+  // Targets of the two documents: A A B EOS and A B EOS; BOS is never one.
+  const std::vector<std::uint64_t> expected = {0, 2, 3, 2, 0};
+  for (TokenId next = 0; next < 5; ++next) {
+    EXPECT_EQ(model.unigram_count(next), expected[next]) << next;
+  }
+  // (count + 1) / (7 + 5): the same table, the row forgotten.
+  EXPECT_DOUBLE_EQ(model.unigram_probability(kA), 4.0 / 12.0);
+  EXPECT_DOUBLE_EQ(model.unigram_probability(kEos), 3.0 / 12.0);
+  EXPECT_DOUBLE_EQ(model.unigram_probability(kBos), 1.0 / 12.0);
+  EXPECT_DOUBLE_EQ(model.unigram_probability(kC), 1.0 / 12.0);
+  double sum = 0.0;
+  for (TokenId next = 0; next < 5; ++next) sum += model.unigram_probability(next);
+  EXPECT_NEAR(sum, 1.0, 1e-15);
+  const BigramModel half = worked_model(0.5);
+  EXPECT_DOUBLE_EQ(half.unigram_probability(kB), 2.5 / 9.5);
+}
+
+TEST(BigramSampling, InvertsTheCumulativeMassesOfTheRow) {
+  // Row A with alpha = 1 has masses [1, 1, 2, 3, 1] out of 8, so a draw u
+  // picks BOS on [0, 1/8), EOS on [1/8, 2/8), A on [2/8, 4/8), B on
+  // [4/8, 7/8) and C on [7/8, 1). Each boundary belongs to the token above it.
+  const BigramModel model = worked_model();
+  const std::vector<std::pair<double, TokenId>> cases = {
+      {0.0, kBos},  {0.124, kBos}, {0.125, kEos}, {0.2499, kEos}, {0.25, kA},
+      {0.4999, kA}, {0.5, kB},     {0.874, kB},   {0.875, kC},    {0.999999, kC}};
+  for (const auto& [unit, expected] : cases) {
+    EXPECT_EQ(model.sample_next_token(kA, unit), expected) << unit;
+  }
+  // The empty row C is uniform: fifths.
+  EXPECT_EQ(model.sample_next_token(kC, 0.39), kEos);
+  EXPECT_EQ(model.sample_next_token(kC, 0.41), kA);
+}
+
+TEST(BigramSampling, DrawsFollowTheSmoothedRow) {
+  const BigramModel model = worked_model();
+  SplitMix64 generator(2024);
+  std::map<TokenId, int> seen;
+  constexpr int kDraws = 80000;
+  for (int i = 0; i < kDraws; ++i) ++seen[model.sample_next_token(kA, generator.next_unit())];
+  const std::vector<double> row = model.smoothed_distribution(kA);
+  for (TokenId next = 0; next < 5; ++next) {
+    // Five standard deviations of a binomial share at most 0.0089 here.
+    EXPECT_NEAR(static_cast<double>(seen[next]) / kDraws, row[next], 0.009) << next;
+  }
+}
+
+TEST(BigramSampling, SeededSequencesMatchAnIndependentDerivation) {
+  // Worked out with exact fractions from the published SplitMix64 stream:
+  // seed 11 draws 0.3162, 0.2624, 0.6380, 0.5046 and writes A A B EOS, the
+  // first training document; seed 0 wanders through unseen transitions.
+  const BigramModel model = worked_model();
+  SplitMix64 eleven(11);
+  EXPECT_EQ(sample_bigram_sequence(model, kBos, kEos, 12, eleven),
+            (std::vector<TokenId>{kA, kA, kB, kEos}));
+  SplitMix64 zero(0);
+  EXPECT_EQ(sample_bigram_sequence(model, kBos, kEos, 12, zero),
+            (std::vector<TokenId>{kC, kA, kBos, kC, kBos, kA, kEos}));
+  SplitMix64 replay(0);
+  for (int i = 0; i < 7; ++i) replay.next_unit();
+  EXPECT_EQ(zero.state(), replay.state()) << "one draw per token";
+  SplitMix64 capped(0);
+  EXPECT_EQ(sample_bigram_sequence(model, kBos, kEos, 3, capped),
+            (std::vector<TokenId>{kC, kA, kBos}));
+}
+
+TEST(BigramSampling, RefusesABadDrawOrTokenBeforeDrawing) {
+  const BigramModel model = worked_model();
+  for (double unit : {1.0, -1e-300, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    const auto error = capture_error<BigramError>([&] { (void)model.sample_next_token(kA, unit); });
+    EXPECT_EQ(error->kind(), BigramErrorKind::InvalidDraw) << unit;
+    EXPECT_EQ(bigram_error_kind_name(error->kind()), "invalid-draw");
+  }
+  EXPECT_STREQ(capture_error<BigramError>([&] { (void)model.sample_next_token(kA, 1.0); })->what(),
+               "a sampling draw must lie in [0, 1), but it is 1.0");
+  SplitMix64 generator(5);
+  const std::uint64_t before = generator.state();
+  const auto start = capture_error<BigramError>(
+      [&] { (void)sample_bigram_sequence(model, 5, kEos, 4, generator); });
+  EXPECT_EQ(start->kind(), BigramErrorKind::TokenOutOfRange);
+  EXPECT_EQ(start->token(), 5u);
+  (void)capture_error<BigramError>(
+      [&] { (void)sample_bigram_sequence(model, kBos, 9, 4, generator); });
+  EXPECT_EQ(generator.state(), before) << "a refused request draws nothing";
+  EXPECT_EQ(capture_error<BigramError>([&] { (void)model.unigram_probability(5); })->kind(),
+            BigramErrorKind::TokenOutOfRange);
 }
 
 }  // namespace

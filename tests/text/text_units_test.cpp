@@ -25,6 +25,13 @@ TEST(TextUnits, SeparatesBytesFromScalars) {
   EXPECT_EQ(utf8_bytes("кот"), (std::vector<std::uint8_t>{208, 186, 208, 190, 209, 130}));
   EXPECT_EQ(unicode_scalars("кот"), (std::vector<char32_t>{0x043A, 0x043E, 0x0442}));
   EXPECT_EQ(unicode_scalars("🦀"), (std::vector<char32_t>{0x1F980}));
+  // Every length, at both ends of its range: the three- and four-byte
+  // branches each take their own lead mask and continuation count.
+  EXPECT_EQ(unicode_scalars("€"), (std::vector<char32_t>{0x20AC}));
+  EXPECT_EQ(unicode_scalars("\xC2\x80\xDF\xBF"), (std::vector<char32_t>{0x80, 0x7FF}));
+  EXPECT_EQ(unicode_scalars("\xE0\xA0\x80\xEF\xBF\xBF"), (std::vector<char32_t>{0x800, 0xFFFF}));
+  EXPECT_EQ(unicode_scalars("\xF0\x90\x80\x80\xF4\x8F\xBF\xBF"),
+            (std::vector<char32_t>{0x10000, 0x10FFFF}));
   EXPECT_TRUE(utf8_bytes("").empty());
   EXPECT_TRUE(unicode_scalars("").empty());
 }
@@ -50,7 +57,11 @@ TEST(TextUnits, ValidatesUtf8LikeTheUnicodeTable) {
       {{0xFF, 0xFE}, 0},                    // bytes that never occur in UTF-8
       {{0x61, 0x80}, 1},                    // a stray continuation byte
       {{0x61, 0xD0}, 1},                    // a lead byte without its continuation
-      {{0xC0, 0xAF}, 0},                    // overlong '/'
+      {{0xC0, 0xAF}, 0},                    // overlong '/': C0 is refused as a lead
+      {{0xC1, 0xBF}, 0},                    // overlong DEL: so is C1
+      {{0xF0, 0x80, 0x80, 0xAF}, 0},        // overlong in four bytes: F0 needs 90 or more
+      {{0xF5, 0x80, 0x80, 0x80}, 0},        // F5 would start a value above U+10FFFF
+      {{0xF8, 0x88, 0x80, 0x80, 0x80}, 0},  // no UTF-8 sequence has five bytes
       {{0xE0, 0x80, 0xAF}, 0},              // overlong in three bytes
       {{0xED, 0xA0, 0x80}, 0},              // the surrogate U+D800
       {{0xF4, 0x90, 0x80, 0x80}, 0},        // above U+10FFFF

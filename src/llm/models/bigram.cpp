@@ -27,6 +27,10 @@ std::string_view bigram_error_kind_name(BigramErrorKind kind) {
       return "table-too-large";
     case BigramErrorKind::TokenOutOfRange:
       return "token-out-of-range";
+    case BigramErrorKind::InvalidDraw:
+      return "invalid-draw";
+    case BigramErrorKind::EmptyAlphaGrid:
+      return "empty-alpha-grid";
   }
   return "unknown";
 }
@@ -81,6 +85,19 @@ BigramError BigramError::token_out_of_range_in_query(std::size_t vocabulary_size
   return error;
 }
 
+BigramError BigramError::invalid_draw(std::size_t vocabulary_size, double unit) {
+  BigramError error(BigramErrorKind::InvalidDraw, vocabulary_size,
+                    "a sampling draw must lie in [0, 1), but it is " + format_shortest(unit));
+  error.alpha_ = unit;
+  return error;
+}
+
+BigramError BigramError::empty_alpha_grid(std::size_t vocabulary_size) {
+  return BigramError(BigramErrorKind::EmptyAlphaGrid, vocabulary_size,
+                     "choosing the smoothing amount needs at least one candidate alpha, but the "
+                     "grid is empty");
+}
+
 // --- Fitting ------------------------------------------------------------------
 
 // region: bigram-fit
@@ -113,6 +130,7 @@ BigramModel BigramModel::fit(std::size_t vocabulary_size, double alpha,
     throw BigramError::table_too_large(vocabulary_size);
   }
   std::vector<std::uint64_t> row_totals(vocabulary_size, 0);
+  std::vector<std::uint64_t> column_totals(vocabulary_size, 0);
   // endregion: bigram-fit-validation
   std::uint64_t transitions = 0;
   for (const std::span<const TokenId> tokens : training_documents) {
@@ -124,11 +142,12 @@ BigramModel BigramModel::fit(std::size_t vocabulary_size, double alpha,
       const std::size_t to = tokens[t + 1];
       counts[from * vocabulary_size + to] += 1;
       row_totals[from] += 1;
+      column_totals[to] += 1;
       transitions += 1;
     }
   }
   return BigramModel(vocabulary_size, alpha, std::move(counts), std::move(row_totals),
-                     training_documents.size(), transitions);
+                     std::move(column_totals), training_documents.size(), transitions);
 }
 // endregion: bigram-fit
 
@@ -141,11 +160,13 @@ BigramModel BigramModel::fit(std::size_t vocabulary_size, double alpha,
 
 BigramModel::BigramModel(std::size_t vocabulary_size, double alpha,
                          std::vector<std::uint64_t> counts, std::vector<std::uint64_t> row_totals,
-                         std::size_t fitted_documents, std::uint64_t fitted_transitions)
+                         std::vector<std::uint64_t> column_totals, std::size_t fitted_documents,
+                         std::uint64_t fitted_transitions)
     : vocabulary_size_(vocabulary_size),
       alpha_(alpha),
       counts_(std::move(counts)),
       row_totals_(std::move(row_totals)),
+      column_totals_(std::move(column_totals)),
       fitted_documents_(fitted_documents),
       fitted_transitions_(fitted_transitions) {}
 
@@ -227,5 +248,55 @@ std::vector<TokenId> BigramModel::most_likely_next_tokens(TokenId from) const {
   }
   return tokens;
 }
+
+// --- Without context -------------------------------------------------------------
+
+std::uint64_t BigramModel::unigram_count(TokenId next) const {
+  return column_totals_[checked_index(next, "next")];
+}
+
+// region: unigram-reading
+double BigramModel::unigram_probability(TokenId next) const {
+  // Every counted transition has exactly one target, so the column sums add
+  // up to the number of transitions: the unigram's N is T.
+  const double numerator = static_cast<double>(unigram_count(next)) + alpha_;
+  return numerator / (static_cast<double>(fitted_transitions_) +
+                      alpha_ * static_cast<double>(vocabulary_size_));
+}
+// endregion: unigram-reading
+
+// --- Sampling ---------------------------------------------------------------------
+
+// region: bigram-sampling
+TokenId BigramModel::sample_next_token(TokenId from, double unit) const {
+  const std::span<const std::uint64_t> row = counts_row(from);
+  if (!(unit >= 0.0 && unit < 1.0)) throw BigramError::invalid_draw(vocabulary_size_, unit);
+  // Walk the row's add-alpha masses in ID order until they pass the point the
+  // draw picks on [0, N + alpha * V): each token owns an interval as long as
+  // its mass, so it is chosen with exactly its smoothed probability.
+  const double point = unit * smoothing_denominator(from);
+  double cumulative = 0.0;
+  for (std::size_t next = 0; next < row.size(); ++next) {
+    cumulative += static_cast<double>(row[next]) + alpha_;
+    if (point < cumulative) return static_cast<TokenId>(next);
+  }
+  return static_cast<TokenId>(row.size() - 1);  // the sum fell short of N + alpha * V by rounding
+}
+// endregion: bigram-sampling
+
+// region: bigram-writing
+std::vector<TokenId> sample_bigram_sequence(const BigramModel& model, TokenId start, TokenId stop,
+                                            std::size_t max_tokens, SplitMix64& generator) {
+  (void)model.count(start, stop);  // checks both IDs before the first draw
+  std::vector<TokenId> drawn;
+  TokenId previous = start;
+  while (drawn.size() < max_tokens) {
+    previous = model.sample_next_token(previous, generator.next_unit());
+    drawn.push_back(previous);
+    if (previous == stop) break;
+  }
+  return drawn;
+}
+// endregion: bigram-writing
 
 }  // namespace llm

@@ -1,6 +1,8 @@
 // The count-based bigram language model: a table of next-token counts fitted
 // from separate training documents, read as a maximum-likelihood or an
-// add-alpha smoothed distribution. Taught in chapter 6; chapter 7 scores it.
+// add-alpha smoothed distribution. Taught in chapter 6; chapter 7 scores it,
+// reads the same table without its context (a unigram model), and samples
+// text from it.
 //
 // Shape legend: V is the vocabulary size. The count table is [V, V], row i
 // (the current token) by column j (the next token), stored row-major. A
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "llm/error.hpp"
+#include "llm/nn/splitmix64.hpp"     // header-only: the samples of chapter 7 draw from it
 #include "llm/text/bpe_trainer.hpp"  // llm::TokenId, the token IDs the tokenizer produces
 
 namespace llm {
@@ -29,6 +32,8 @@ enum class BigramErrorKind {
   InvalidAlpha,     ///< alpha is not finite and positive, or alpha * V is not finite
   TableTooLarge,    ///< the [V, V] count table cannot be counted or allocated
   TokenOutOfRange,  ///< a token ID is not smaller than V
+  InvalidDraw,      ///< a uniform draw for sampling is not in [0, 1)
+  EmptyAlphaGrid,   ///< no smoothing amount to choose from (chapter 7's selection)
 };
 
 /// Stable kebab-case name of a kind, e.g. `token-out-of-range`.
@@ -43,7 +48,8 @@ class BigramError : public Error {
   BigramErrorKind kind() const noexcept { return kind_; }
   /// The vocabulary size V of the request (every kind).
   std::size_t vocabulary_size() const noexcept { return vocabulary_size_; }
-  /// The rejected smoothing amount (InvalidAlpha).
+  /// The rejected smoothing amount (InvalidAlpha), or the rejected uniform
+  /// draw (InvalidDraw).
   double alpha() const noexcept { return alpha_; }
   /// The offending token ID (TokenOutOfRange).
   TokenId token() const noexcept { return token_; }
@@ -60,6 +66,8 @@ class BigramError : public Error {
                                                     std::size_t document, std::size_t position);
   static BigramError token_out_of_range_in_query(std::size_t vocabulary_size, TokenId token,
                                                  std::string_view role);
+  static BigramError invalid_draw(std::size_t vocabulary_size, double unit);
+  static BigramError empty_alpha_grid(std::size_t vocabulary_size);
 
  private:
   BigramError(BigramErrorKind kind, std::size_t vocabulary_size, const std::string& message);
@@ -164,20 +172,61 @@ class BigramModel {
   std::vector<TokenId> most_likely_next_tokens(TokenId from) const;
   // endregion: bigram-probability-contracts
 
+  // region: unigram-reading-contract
+  /// How many counted transitions end in `next`: the sum of column `next`,
+  /// which is the number of times `next` was a target in the training
+  /// documents. BOS, which only starts documents, counts 0.
+  /// @throws BigramError TokenOutOfRange if `next` is >= V.
+  std::uint64_t unigram_count(TokenId next) const;
+
+  /// The same table read without context, a unigram model on the same
+  /// targets: (unigram_count(next) + alpha) / (T + alpha * V), with T the
+  /// fitted transitions. The context is summed out of the counts, so the gap
+  /// between this and smoothed_probability is what the one token of context
+  /// contributes (chapter 7).
+  /// @throws BigramError TokenOutOfRange if `next` is >= V.
+  double unigram_probability(TokenId next) const;
+  // endregion: unigram-reading-contract
+
+  // region: bigram-sampling-contract
+  /// The next token drawn from the add-alpha row of `from` by the inverse of
+  /// its cumulative distribution: the smallest j with
+  /// unit * (N_from + alpha * V) < sum over k <= j of (C[from, k] + alpha).
+  /// A `unit` uniform on [0, 1) makes j follow smoothed_distribution(from);
+  /// should rounding leave the sum short, the last ID is returned.
+  /// @throws BigramError TokenOutOfRange if `from` is >= V; InvalidDraw if
+  ///         `unit` is not in [0, 1) (NaN included).
+  TokenId sample_next_token(TokenId from, double unit) const;
+  // endregion: bigram-sampling-contract
+
  private:
   BigramModel(std::size_t vocabulary_size, double alpha, std::vector<std::uint64_t> counts,
-              std::vector<std::uint64_t> row_totals, std::size_t fitted_documents,
-              std::uint64_t fitted_transitions);
+              std::vector<std::uint64_t> row_totals, std::vector<std::uint64_t> column_totals,
+              std::size_t fitted_documents, std::uint64_t fitted_transitions);
 
   /// `token` as a row or column index; throws TokenOutOfRange naming `role`.
   std::size_t checked_index(TokenId token, std::string_view role) const;
 
   std::size_t vocabulary_size_;
   double alpha_;
-  std::vector<std::uint64_t> counts_;      // [V, V], row-major: counts_[i * V + j] = C[i, j]
-  std::vector<std::uint64_t> row_totals_;  // [V]: row_totals_[i] = N_i
+  std::vector<std::uint64_t> counts_;         // [V, V], row-major: counts_[i * V + j] = C[i, j]
+  std::vector<std::uint64_t> row_totals_;     // [V]: row_totals_[i] = N_i
+  std::vector<std::uint64_t> column_totals_;  // [V]: column_totals_[j] = sum over i of C[i, j]
   std::size_t fitted_documents_;
   std::uint64_t fitted_transitions_;
 };
+
+// region: bigram-writing-contract
+/// Text from the model, one token at a time (chapter 7): starting after
+/// `start`, each token is drawn with model.sample_next_token(previous,
+/// generator.next_unit()), one draw per token, until `stop` is drawn or
+/// `max_tokens` tokens were drawn. Returns the drawn tokens, `stop`
+/// included when it was drawn, `start` not. The same seed gives the same
+/// tokens on every machine.
+/// @throws BigramError TokenOutOfRange if `start` or `stop` is >= V, before
+///         anything is drawn (the generator is then unchanged).
+std::vector<TokenId> sample_bigram_sequence(const BigramModel& model, TokenId start, TokenId stop,
+                                            std::size_t max_tokens, SplitMix64& generator);
+// endregion: bigram-writing-contract
 
 }  // namespace llm
