@@ -4,6 +4,8 @@
 // docs/performance.md records one run.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "bench_cases.hpp"
+#include "decoder_cases.hpp"
 #include "llm/tensor/matmul_kernel.hpp"
 #include "llm/tensor/parallel.hpp"
 
@@ -212,6 +215,64 @@ void print_thread_rows(const std::map<std::string, Measured>& results) {
   }
 }
 
+#if defined(LLM_BENCH_DECODER)
+// The decoder training step, ours against libtorch: time per phase,
+// allocations per step, and the first losses of both from the same weights.
+void print_decoder_rows(const std::map<std::string, Measured>& results) {
+  std::printf("\n%-40s %10s %10s %15s %12s\n", "decoder training step (microseconds)", "ours",
+              "libtorch", "ours/libtorch", "allocations");
+  for (const DecoderSize& size : kDecoderSizes) {
+    for (const char* phase : {"forward", "forward_backward", "step"}) {
+      const std::string suffix = std::string("/") + size.name;
+      const auto ours = find(results, std::string("decoder_") + phase + "/ours" + suffix);
+      const auto torch = find(results, std::string("decoder_") + phase + "/torch" + suffix);
+      char ratio[32] = "              -";
+      if (ours && torch) std::snprintf(ratio, sizeof ratio, "%14.2fx", ours->seconds / torch->seconds);
+      std::string allocations = "           -";
+      const char* key = std::string(phase) == "step" ? "allocations" : nullptr;
+      if (ours && key && ours->counters.count(key)) {
+        char text[64];
+        std::snprintf(text, sizeof text, "%12.0f", ours->counters.at(key));
+        allocations = text;
+      }
+      const std::string label = std::string(size.name) + " " + phase;
+      std::printf("%-40s %10s %10s %15s %12s\n", label.c_str(), micros(ours).c_str(),
+                  micros(torch).c_str(), ratio, allocations.c_str());
+    }
+    const auto step = find(results, std::string("decoder_step/ours/") + size.name);
+    if (step && step->counters.count("allocations_forward")) {
+      std::printf("%-40s forward %.0f, backward %.0f, AdamW + zero-grad %.0f\n",
+                  "  allocations per phase", step->counters.at("allocations_forward"),
+                  step->counters.at("allocations_backward"),
+                  step->counters.at("allocations_optimizer"));
+    }
+  }
+  const DecoderSize& chapter40 = kDecoderSizes[1];
+  const std::string base = std::string("/") + chapter40.name + "/threads:";
+  const auto wall = [&](const std::string& name) {
+    const auto measured = find(results, name);
+    return measured ? measured->wall_seconds * 1e6 : 0.0;
+  };
+  std::printf("%-40s ours %.1f / %.1f us, libtorch %.1f / %.1f us (1 / 2 threads, wall)\n",
+              "chapter40 step on threads", wall("decoder_threads/ours" + base + "1"),
+              wall("decoder_threads/ours" + base + "2"), wall("decoder_threads/torch" + base + "1"),
+              wall("decoder_threads/torch" + base + "2"));
+#if defined(LLM_BENCH_TORCH)
+  for (const DecoderSize& size : kDecoderSizes) {
+    const std::vector<double> ours = decoder_losses_ours(size);
+    const std::vector<double> torch = decoder_losses_torch(size);
+    double largest = 0.0;
+    std::printf("losses, %s, steps 1-%zu (ours / libtorch):", size.name, ours.size());
+    for (std::size_t k = 0; k < ours.size(); ++k) {
+      std::printf(" %.12f/%.12f", ours[k], torch[k]);
+      largest = std::max(largest, std::abs(ours[k] - torch[k]));
+    }
+    std::printf("; largest difference %.3g\n", largest);
+  }
+#endif
+}
+#endif
+
 void print_ratios(const std::map<std::string, Measured>& results) {
   std::printf(
       "\nRatios from this run (one thread; minimum CPU time of 5 repetitions; microkernel %s)\n",
@@ -290,6 +351,9 @@ void print_ratios(const std::map<std::string, Measured>& results) {
   tape_row("chain, wide (B4 T8 V512 C128 H256)", "chain/ours/wide", "chain/torch/wide");
   tape_row("attention probe (B4 T64 C128, 4 heads)", "attention/ours", "attention/torch");
   tape_row("scalar tape, 10^6 nodes", "scalar_tape/ours/1000000", "-");
+#if defined(LLM_BENCH_DECODER)
+  print_decoder_rows(results);
+#endif
 }
 
 }  // namespace

@@ -167,9 +167,11 @@ TEST(MatmulKernel, GivesTheSameBitsOnOneTwoAndThreeThreads) {
     Shape left, right;
   };
   const std::size_t previous = set_thread_count(1);
+  // Each has more than kParallelMinimumWork multiply-adds (the smallest 1,083,600).
+  static_assert(matmul_detail::kParallelMinimumWork <= 1'083'600);
   for (const Case& c :
-       {Case{{203, 130}, {130, 45}}, Case{{40, 90}, {90, 301}}, Case{{1, 700}, {700, 650}},
-        Case{{6, 50, 33}, {6, 33, 70}}, Case{{3, 33, 257}, {257, 40}}}) {
+       {Case{{203, 130}, {130, 45}}, Case{{40, 90}, {90, 301}}, Case{{1, 1100}, {1100, 1000}},
+        Case{{12, 50, 33}, {12, 33, 70}}, Case{{3, 33, 310}, {310, 40}}}) {
     const Tensor left = random_tensor(c.left, 51);
     const Tensor right = random_tensor(c.right, 52);
     const std::vector<std::uint64_t> expected = bits_of(matmul_textbook(left.view(), right.view()));

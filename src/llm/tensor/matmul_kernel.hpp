@@ -97,6 +97,6 @@ void multiply_matrices_with(const MatmulKernel& kernel, std::size_t rows, std::s
 
 /// Products below this many multiply-adds (M * K * N) stay on one thread:
 /// waking the pool costs more than it saves.
-inline constexpr std::size_t kParallelMinimumWork = std::size_t{1} << 18;
+inline constexpr std::size_t kParallelMinimumWork = std::size_t{1} << 20;
 
 }  // namespace llm::matmul_detail
