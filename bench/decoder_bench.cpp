@@ -6,6 +6,7 @@
 #if defined(LLM_BENCH_DECODER)
 #include <benchmark/benchmark.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,15 +64,15 @@ void count_allocations(benchmark::State& state, DecoderRun& run) {
   std::uint64_t forward = 0, backward = 0, optimizer = 0;
   {
     const CountAllocations whole;
-    llm::TensorValue loss;
+    std::optional<llm::TensorValue> loss;
     {
       const CountAllocations count;
-      loss = run.forward();
+      loss.emplace(run.forward());
       forward = count.count();
     }
     {
       const CountAllocations count;
-      loss.backward();
+      loss->backward();
       backward = count.count();
     }
     {
