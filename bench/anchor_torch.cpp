@@ -168,8 +168,8 @@ class TorchDecoder {
                                 torch::matmul(h, at(prefix + "ffn.up.weight")),
                             at(prefix + "ffn.down.weight"));
     }
-    const torch::Tensor logits = torch::matmul(rms_norm(x, at("final_norm.gain")),
-                                               at("token_embedding.weight").t());
+    const torch::Tensor logits =
+        torch::matmul(rms_norm(x, at("final_norm.gain")), at("token_embedding.weight").t());
     return torch::nll_loss(torch::log_softmax(logits.reshape({b * t, v}), 1), targets_);
   }
 
@@ -257,8 +257,8 @@ const int registered_decoder = [] {
     benchmark::RegisterBenchmark(("decoder_step/torch" + suffix).c_str(), decoder_step_torch, size)
         ->Apply(repeated)
         ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark(("decoder_forward/torch" + suffix).c_str(),
-                                 decoder_forward_torch, size)
+    benchmark::RegisterBenchmark(("decoder_forward/torch" + suffix).c_str(), decoder_forward_torch,
+                                 size)
         ->Apply(repeated)
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark(("decoder_forward_backward/torch" + suffix).c_str(),

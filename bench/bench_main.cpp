@@ -227,7 +227,8 @@ void print_decoder_rows(const std::map<std::string, Measured>& results) {
       const auto ours = find(results, std::string("decoder_") + phase + "/ours" + suffix);
       const auto torch = find(results, std::string("decoder_") + phase + "/torch" + suffix);
       char ratio[32] = "              -";
-      if (ours && torch) std::snprintf(ratio, sizeof ratio, "%14.2fx", ours->seconds / torch->seconds);
+      if (ours && torch)
+        std::snprintf(ratio, sizeof ratio, "%14.2fx", ours->seconds / torch->seconds);
       std::string allocations = "           -";
       const char* key = std::string(phase) == "step" ? "allocations" : nullptr;
       if (ours && key && ours->counters.count(key)) {

@@ -91,9 +91,8 @@ void decoder_step_ours(benchmark::State& state, DecoderSize size) {
   DecoderRun run(size);
   count_allocations(state, run);
   for (auto _ : state) benchmark::DoNotOptimize(run.step());
-  state.counters["tokens"] =
-      benchmark::Counter(static_cast<double>(size.batch * size.context),
-                         benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["tokens"] = benchmark::Counter(static_cast<double>(size.batch * size.context),
+                                                benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void decoder_forward_ours(benchmark::State& state, DecoderSize size) {

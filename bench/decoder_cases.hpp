@@ -95,7 +95,7 @@ inline DecoderBatch decoder_batch(const DecoderSize& size) {
     std::vector<std::size_t> sequence{token};
     for (std::size_t t = 0; t < size.context; ++t) {
       token = generator.next_u64() % 4 != 0 ? (5 * token + 3) % size.vocabulary
-                                        : generator.next_u64() % size.vocabulary;
+                                            : generator.next_u64() % size.vocabulary;
       sequence.push_back(token);
     }
     batch.ids.insert(batch.ids.end(), sequence.begin(), sequence.end() - 1);

@@ -72,6 +72,7 @@ struct NeuralNgramErrorTraits {
   using Kind = NeuralNgramErrorKind;                        ///< the area's kinds
   using Evidence = NeuralNgramErrorEvidence;                ///< the offending values
   static constexpr std::string_view area = "neural-ngram";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
   static constexpr std::array<ErrorKindSpec<Kind>, 13> kinds{{
       {Kind::EmptyVocabulary, "empty-vocabulary", "a neural n-gram needs a vocabulary of V >= 1"},
       {Kind::ZeroContextLength, "zero-context-length",
@@ -135,6 +136,7 @@ class NeuralNgramConfig {
   /// V D + 2 (T D) H + H H + H V: the table, gate and up, down, and the output projection.
   std::size_t parameter_count() const noexcept { return parameter_count_; }
 
+  /// Equal when V, T, D and H are equal.
   bool operator==(const NeuralNgramConfig&) const = default;
 
  private:

@@ -38,6 +38,7 @@ struct ResidualErrorTraits {
   using Kind = ResidualErrorKind;                       ///< the area's kinds
   using Evidence = ResidualErrorEvidence;               ///< the offending values
   static constexpr std::string_view area = "residual";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
   static constexpr std::array<ErrorKindSpec<Kind>, 1> kinds{{
       {Kind::ShapeMismatch, "shape-mismatch",
        "a residual branch must return the identity's exact shape {identity}, got {branch} "

@@ -29,9 +29,10 @@ struct ConfigurationErrorEvidence {
 
 /// The `configuration` area: each kind's stable name and message, in enum order.
 struct ConfigurationErrorTraits {
-  using Kind = ConfigurationErrorKind;
-  using Evidence = ConfigurationErrorEvidence;
-  static constexpr std::string_view area = "configuration";
+  using Kind = ConfigurationErrorKind;                       ///< the area's kinds
+  using Evidence = ConfigurationErrorEvidence;               ///< the offending values
+  static constexpr std::string_view area = "configuration";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
   static constexpr std::array<ErrorKindSpec<Kind>, 3> kinds{{
       {Kind::InvalidThreadCount, "invalid-thread-count",
        "{source} must be a thread count from {allowed}, got '{value}'"},

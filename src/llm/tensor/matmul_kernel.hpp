@@ -23,10 +23,11 @@ struct Blocking {
   std::size_t row_panels;    ///< MC / MR, row panels per packed block of A
   std::size_t column_block;  ///< NC, columns per packed block of B
 };
-inline constexpr std::size_t kDepthBlock = 256;
+inline constexpr std::size_t kDepthBlock = 256;    ///< K values per packed slice
 inline constexpr std::size_t kRowPanels = 24;      ///< MR-row panels per packed block of A
 inline constexpr std::size_t kColumnBlock = 2048;  ///< columns per packed block of B
-inline constexpr Blocking kDefaultBlocking{kDepthBlock, kRowPanels, kColumnBlock};  ///< KC, MC / MR, NC
+inline constexpr Blocking kDefaultBlocking{kDepthBlock, kRowPanels,
+                                           kColumnBlock};  ///< KC, MC / MR, NC
 // endregion: matmul-block-sizes
 
 /// One matrix read through strides: element (i, j) is data[i * row_stride + j * column_stride].
