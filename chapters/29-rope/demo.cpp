@@ -19,11 +19,11 @@ namespace {
 
 using demo::bool_text;
 using demo::compact_shape;
-using demo::compact_values;
+using demo::canonical_values;
 using demo::Json;
 
 std::string shaped(const llm::Tensor& tensor) {
-  return "shape:" + compact_shape(tensor.shape()) + " values:" + compact_values(tensor.values());
+  return "shape:" + compact_shape(tensor.shape()) + " values:" + canonical_values(tensor.values());
 }
 
 Json rotation_json(const ch29::RotationEvidence& e) {
@@ -74,27 +74,27 @@ int main(int argc, char** argv) try {
   std::cout << "config=features:" << ch29::kWidth << " pairs:" << ch29::kWidth / 2
             << " positions:" << ch29::kCapacity << " base:" << llm::format_fixed(ch29::kBase, 0)
             << " layout:adjacent offset:0->" << ch29::kShift << '\n';
-  std::cout << "inverse_frequencies=" << compact_values(e.inverse_frequencies.values()) << '\n';
+  std::cout << "inverse_frequencies=" << canonical_values(e.inverse_frequencies.values()) << '\n';
   std::cout << "query=" << shaped(e.query) << '\n';
   std::cout << "key=" << shaped(e.key) << '\n';
   std::cout << "angles=" << shaped(e.angles) << '\n';
   std::cout << "cosines=" << shaped(e.cosines) << '\n';
   std::cout << "sines=" << shaped(e.sines) << '\n';
-  std::cout << "rotated_query=" << compact_values(e.rotated_query.values()) << '\n';
-  std::cout << "rotated_key=" << compact_values(e.rotated_key.values()) << '\n';
-  std::cout << "norms=input:" << compact_values(e.input_norms)
-            << " rotated:" << compact_values(e.rotated_norms)
-            << " shifted:" << compact_values(e.shifted_norms)
+  std::cout << "rotated_query=" << canonical_values(e.rotated_query.values()) << '\n';
+  std::cout << "rotated_key=" << canonical_values(e.rotated_key.values()) << '\n';
+  std::cout << "norms=input:" << canonical_values(e.input_norms)
+            << " rotated:" << canonical_values(e.rotated_norms)
+            << " shifted:" << canonical_values(e.shifted_norms)
             << " preserved:" << bool_text(e.norm_preserved) << '\n';
   std::cout << "dot_grid=" << shaped(e.dot_grid) << '\n';
   std::cout << "shifted_dot_grid=" << shaped(e.shifted_dot_grid)
             << " common_shift_preserved:" << bool_text(e.common_shift_preserved) << '\n';
   std::cout << "position_zero_identity=" << bool_text(e.position_zero_identity) << '\n';
-  std::cout << "upstream=query:" << compact_values(e.query_upstream.values())
-            << " key:" << compact_values(e.key_upstream.values())
+  std::cout << "upstream=query:" << canonical_values(e.query_upstream.values())
+            << " key:" << canonical_values(e.key_upstream.values())
             << " loss:" << llm::format_fixed(e.loss, 6) << '\n';
-  std::cout << "query_gradient=" << compact_values(e.query_gradient.values()) << '\n';
-  std::cout << "key_gradient=" << compact_values(e.key_gradient.values()) << '\n';
+  std::cout << "query_gradient=" << canonical_values(e.query_gradient.values()) << '\n';
+  std::cout << "key_gradient=" << canonical_values(e.key_gradient.values()) << '\n';
   std::cout << "shapes=rank3:" << compact_shape(shapes.rank_three)
             << " rank4:" << compact_shape(shapes.rank_four)
             << " empty_leading:" << compact_shape(shapes.empty_leading)

@@ -21,11 +21,11 @@ namespace {
 
 using demo::bool_text;
 using demo::compact_shape;
-using demo::compact_values;
+using demo::canonical_values;
 using demo::Json;
 
 std::string shaped(const llm::Tensor& tensor) {
-  return "shape:" + compact_shape(tensor.shape()) + " values:" + compact_values(tensor.values());
+  return "shape:" + compact_shape(tensor.shape()) + " values:" + canonical_values(tensor.values());
 }
 
 std::string joined_names(const std::vector<std::string>& names) {
@@ -76,7 +76,7 @@ int main(int argc, char** argv) try {
   std::cout << "heads=head_0_uniform:" << bool_text(e.head_0_uniform)
             << " head_1_distinct:" << bool_text(e.head_1_distinct)
             << " future_probabilities_zero:" << bool_text(e.future_probabilities_zero) << '\n';
-  std::cout << "prefix_perturbed_output=" << compact_values(e.prefix_perturbed_output.values())
+  std::cout << "prefix_perturbed_output=" << canonical_values(e.prefix_perturbed_output.values())
             << " position_0_unchanged:" << bool_text(e.position_0_unchanged)
             << " position_1_unchanged:" << bool_text(e.position_1_unchanged)
             << " position_2_changed:" << bool_text(e.position_2_changed) << '\n';
@@ -88,13 +88,13 @@ int main(int argc, char** argv) try {
             << " shapes:" << joined_shapes(parameters.shapes) << " count:" << parameters.count
             << " bias_free:" << bool_text(parameters.bias_free)
             << " node_distinct:" << bool_text(parameters.node_distinct) << '\n';
-  std::cout << "upstream=" << compact_values(e.upstream.values())
+  std::cout << "upstream=" << canonical_values(e.upstream.values())
             << " loss:" << llm::format_fixed(demo::canonical_value(e.loss), 6) << '\n';
-  std::cout << "input_gradient=" << compact_values(e.input_gradient.values()) << '\n';
+  std::cout << "input_gradient=" << canonical_values(e.input_gradient.values()) << '\n';
   const char* gradient_labels[] = {"query", "key", "value", "output"};
   for (std::size_t i = 0; i < e.weight_gradients.size(); ++i) {
     std::cout << gradient_labels[i]
-              << "_weight_gradient=" << compact_values(e.weight_gradients[i].values()) << '\n';
+              << "_weight_gradient=" << canonical_values(e.weight_gradients[i].values()) << '\n';
   }
   std::cout << "gradcheck=input:" << check.checks[0].checks.size()
             << " query:" << check.checks[1].checks.size()
@@ -124,7 +124,7 @@ int main(int argc, char** argv) try {
                          llm::TensorAutodiffErrorKind::ReleasedGraph)
             << '\n';
   std::cout << "history=earlier_weighted_context:"
-            << compact_values(history.earlier_weighted_context)
+            << canonical_values(history.earlier_weighted_context)
             << " earlier_distributions_per_target:1"
             << " single_head_shape:" << compact_shape(history.single_head_shape)
             << " multi_head_shape:" << compact_shape(history.multi_head_shape)
