@@ -1,5 +1,5 @@
 // Chapters 33 and 35 on the decoder: chapter 33's trained fixture
-// (tests/training/chapter33_fixture.hpp) saved as a version-1 checkpoint is
+// (chapters/common/chapter33_fixture.hpp) saved as a version-1 checkpoint is
 // the reference edition's own chapter-35 file in layout and header, its
 // values within a few units in the last place; the decoder restored from
 // that file scores chapter 33's selected validation loss.
@@ -11,15 +11,15 @@
 #include <cstdint>
 #include <vector>
 
+#include "chapter33_fixture.hpp"
 #include "llm/format.hpp"
 #include "support/test_support.hpp"
-#include "training/chapter33_fixture.hpp"
 #include "training/reference_ch35.hpp"
 
 namespace llm {
 namespace {
 
-namespace fixture = testing::chapter33;
+namespace fixture = ch33;
 using testing::bits_of;
 using testing::capture_error;
 

@@ -1,5 +1,5 @@
 // Chapter 33 on the decoder: the training fixture of the reference edition's
-// chapter 33 (tests/training/chapter33_fixture.hpp) trained through
+// chapter 33 (chapters/common/chapter33_fixture.hpp) trained through
 // train_with_selection, every printed number of its expected output
 // reproduced from our own run (six decimals, as the chapter prints them).
 #include <gtest/gtest.h>
@@ -10,14 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "chapter33_fixture.hpp"
 #include "llm/format.hpp"
 #include "support/test_support.hpp"
-#include "training/chapter33_fixture.hpp"
 
 namespace llm {
 namespace {
 
-namespace fixture = testing::chapter33;
+namespace fixture = ch33;
 using testing::bits_of;
 using testing::capture_error;
 
