@@ -20,10 +20,7 @@
 #include "llm/nn/init.hpp"
 #include "llm/training/checkpoint.hpp"
 #include "support/test_support.hpp"
-
-namespace checkpoint_fixture {
-std::string_view reference_ch35_hex();  // generated from tests/training/fixtures/
-}
+#include "training/reference_ch35.hpp"
 
 namespace llm {
 namespace {
@@ -31,15 +28,7 @@ namespace {
 using testing::capture_error;
 
 std::vector<std::uint8_t> reference_bytes() {
-  std::string digits;
-  for (char c : checkpoint_fixture::reference_ch35_hex()) {
-    if (!std::isspace(static_cast<unsigned char>(c))) digits += c;
-  }
-  std::vector<std::uint8_t> bytes;
-  for (std::size_t i = 0; i + 1 < digits.size(); i += 2) {
-    bytes.push_back(static_cast<std::uint8_t>(std::stoul(digits.substr(i, 2), nullptr, 16)));
-  }
-  return bytes;
+  return testing::reference_ch35_bytes();
 }
 
 std::string record_summary(const CheckpointRecord& record) {
