@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "llm/autograd/elementwise_ops.hpp"
+#include "llm/autograd/inverse_square_root.hpp"
 #include "support/printed.hpp"
 #include "tensor_tape_support.hpp"
 #include "vjp_check_support.hpp"
@@ -45,7 +46,7 @@ Tensor rms_norm_by_loops(const Tensor& x, const Tensor& gain, double epsilon) {
     double sum = 0.0;
     for (std::size_t d = 0; d < width; ++d)
       sum += x.values()[row * width + d] * x.values()[row * width + d];
-    const double r = 1.0 / std::sqrt(sum / static_cast<double>(width) + epsilon);
+    const double r = inverse_square_root(sum / static_cast<double>(width) + epsilon);
     for (std::size_t d = 0; d < width; ++d) values[row * width + d] *= r * gain.values()[d];
   }
   return y;

@@ -9,6 +9,7 @@
 #include <span>
 #include <utility>
 
+#include "llm/autograd/inverse_square_root.hpp"
 #include "llm/autograd/recorder.hpp"
 #include "llm/autograd/tensor_pass_support.hpp"
 #include "llm/tensor/elementwise.hpp"
@@ -99,7 +100,7 @@ TensorValue rsqrt(const TensorValue& x) {
     }
   }
   const SharedTensor output =
-      map_values(input, [](double v) { return 1.0 / std::sqrt(v); });  // saved context
+      map_values(input, [](double v) { return inverse_square_root(v); });  // saved context
   // d x^(-1/2)/dx = -1/2 x^(-3/2) = -y^3 / 2
   auto times_derivative = [output](const SharedTensor& upstream) {
     return SharedTensor(broadcast_map(upstream, output,

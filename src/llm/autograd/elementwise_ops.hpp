@@ -41,7 +41,8 @@ TensorValue sub(const TensorValue& a, const TensorValue& b);
 /// @throws TensorAutodiffError NonFiniteResult if a quotient overflows.
 TensorValue div(const TensorValue& a, const TensorValue& b);
 
-/// 1 / sqrt(x) elementwise, same shape (chapter 25); every x must be positive.
+/// x^(-1/2) elementwise, same shape (chapter 25), computed as exp(-log(x) / 2)
+/// (llm/autograd/inverse_square_root.hpp); every x must be positive.
 /// VJP: d x^(-1/2)/dx = -1/2 x^(-3/2) = -y^3 / 2 with y the saved output.
 /// @throws DecoderOpError RsqrtNonPositiveInput naming the first x <= 0 in
 ///         row-major order (1/sqrt(0) is infinite and sqrt of a negative

@@ -12,6 +12,7 @@
 #include <span>
 #include <utility>
 
+#include "llm/autograd/inverse_square_root.hpp"
 #include "llm/autograd/recorder.hpp"
 #include "llm/tensor/kernel_output.hpp"
 
@@ -55,7 +56,7 @@ TensorValue rms_norm(const TensorValue& x, const TensorValue& gain, double epsil
       throw DecoderOpError(DecoderOpErrorKind::RmsNormZeroEnergyRow,
                            {.shape = input.shape(), .row = row});
     }
-    inverse_rms.mutable_values()[row] = 1.0 / std::sqrt(mean_square + epsilon);
+    inverse_rms.mutable_values()[row] = inverse_square_root(mean_square + epsilon);
   }
   Tensor result = kernel_output(input.shape());
   std::span<double> ys = result.mutable_values();
