@@ -91,6 +91,24 @@ TEST(LayerKvCache, ReproducesChapter37sStepsBitForBitAgainstFullAttention) {
   }
 }
 
+// Identity projections make every query equal its key, so a cache that kept
+// queries for keys would pass the test above; random weights tell them apart.
+TEST(LayerKvCache, MatchesFullAttentionBitForBitWithRandomWeights) {
+  SplitMix64 generator(37);
+  const MultiHeadAttention layer = MultiHeadAttention::initialized(4, 2, 5, 100.0, generator);
+  LayerKvCache cache = LayerKvCache::create(layer, 1, 4);
+  for (std::size_t position = 0; position < 3; ++position) {
+    SCOPED_TRACE(position);
+    const KvCacheStep step = cache.attend(layer, token(position));
+    const MultiHeadAttentionPass full =
+        layer.forward_with_intermediates(prefix_input(position + 1));
+    EXPECT_EQ(bits_of(step.output.value()),
+              bits_of(full.output.value().slice(1, position, position + 1)));
+    EXPECT_EQ(bits_of(cache.keys()), bits_of(full.rotated_key_heads.value()));
+    EXPECT_EQ(bits_of(cache.values()), bits_of(full.value_heads.value()));
+  }
+}
+
 TEST(LayerKvCache, ResetKeepsTheStorageAndAReplayIsIdentical) {
   const MultiHeadAttention layer = chapter_37_layer();
   LayerKvCache cache = LayerKvCache::create(layer, 1, 4);
@@ -187,14 +205,19 @@ TEST(LayerKvCache, RefusesChapter37sRequestsAndStaysUnchanged) {
   ASSERT_TRUE(error);
   EXPECT_STREQ(error->what(), "the layer's rotary table differs from the cache's in its positions");
 
-  // Finite inputs whose scores overflow: the step fails after its append and undoes it.
+  // Finite inputs whose scores overflow. At position 0 the rotation is the
+  // identity, so the step fails after its append, in the scores, and undoes it.
   const TensorValue huge = TensorValue::constant(
       Tensor({1, 1, 4}, std::vector<double>(4, std::numeric_limits<double>::max())));
+  LayerKvCache empty = LayerKvCache::create(layer, 1, 4);
   const auto overflow =
-      refused_unchanged<TensorAutodiffError>(cache, [&] { cache.attend(layer, huge); });
+      refused_unchanged<TensorAutodiffError>(empty, [&] { empty.attend(layer, huge); });
   ASSERT_TRUE(overflow);
   EXPECT_EQ(overflow->kind(), TensorAutodiffErrorKind::NonFiniteResult);
-  // and the cache still works, giving chapter 37's second step.
+  EXPECT_EQ(printed(empty.attend(layer, token(0)).output.value(), 9),
+            "[1.000000000,0.000000000,1.000000000,0.000000000]");
+  // At position 1 the rotation itself overflows, before anything is appended.
+  ASSERT_TRUE(refused_unchanged<TensorAutodiffError>(cache, [&] { cache.attend(layer, huge); }));
   EXPECT_EQ(printed(cache.attend(layer, token(1)).output.value(), 9),
             "[0.213809009,0.786190991,0.770151153,-0.420735492]");
 }
