@@ -170,7 +170,7 @@ TEST(LayerKvCache, RefusesChapter37sRequestsAndStaysUnchanged) {
   error = refused_unchanged<KvCacheError>(one, [&] { one.attend(layer, token(1)); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), KvCacheErrorKind::CacheFull);
-  EXPECT_STREQ(error->what(), "the cache is full: 1 of 1 positions");
+  EXPECT_STREQ(error->what(), "the cache cannot take 1 more: 1 of 1 positions are taken");
 
   SplitMix64 generator(37);
   const MultiHeadAttention wider = MultiHeadAttention::initialized(8, 2, 5, 100.0, generator);

@@ -33,6 +33,7 @@ enum class KvCacheErrorKind {
   StaleWeights,            ///< a weight was assigned (an optimizer step) since the rows were made
   RotaryMismatch,          ///< the layer rotates with another table (width, positions or base)
   ConfigMismatch,          ///< a decoder of another configuration than the cache's
+  NoLayers,                ///< a decoder without blocks: no attention to cache
   EmptyPrompt,             ///< a prefill of no token
   PrefillNotEmpty,         ///< a prefill into a cache that already holds tokens
   DecodeBeforePrefill,     ///< a decode step into an empty cache
@@ -62,14 +63,15 @@ struct KvCacheErrorTraits {
   using Evidence = KvCacheErrorEvidence;                ///< the offending values
   static constexpr std::string_view area = "kv-cache";  ///< Error::area()
   /// Each kind's stable name and message, in enum order.
-  static constexpr std::array<ErrorKindSpec<Kind>, 14> kinds{{
+  static constexpr std::array<ErrorKindSpec<Kind>, 15> kinds{{
       {Kind::ZeroBatch, "zero-batch", "a key/value cache needs a batch size of at least 1"},
       {Kind::ZeroCapacity, "zero-capacity", "a key/value cache needs room for at least 1 position"},
       {Kind::CapacityExceedsContext, "capacity-exceeds-context",
        "a capacity of {capacity} positions exceeds the layer's context of {expected}"},
       {Kind::InputShape, "input-shape",
        "a cache step takes one new token [B, 1, D] = {expected_shape}, got {shape}"},
-      {Kind::CacheFull, "cache-full", "the cache is full: {length} of {capacity} positions"},
+      {Kind::CacheFull, "cache-full",
+       "the cache cannot take {actual} more: {length} of {capacity} positions are taken"},
       {Kind::LayerShapeMismatch, "layer-shape-mismatch",
        "the cache was made for {quantity} {expected}, the layer has {actual}"},
       {Kind::LayerMismatch, "layer-mismatch",
@@ -81,6 +83,7 @@ struct KvCacheErrorTraits {
        "the layer's rotary table differs from the cache's in its {quantity}"},
       {Kind::ConfigMismatch, "config-mismatch",
        "the decoder's configuration differs from the cache's in its {quantity}"},
+      {Kind::NoLayers, "no-layers", "a decoder without blocks has no attention to cache"},
       {Kind::EmptyPrompt, "empty-prompt", "a prefill needs at least one token"},
       {Kind::PrefillNotEmpty, "prefill-not-empty",
        "a prefill needs an empty cache; this one holds {length} positions"},

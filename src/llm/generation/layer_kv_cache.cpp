@@ -83,7 +83,8 @@ KvCacheStep LayerKvCache::attend(const MultiHeadAttention& layer, const TensorVa
   }
   const std::size_t position = length();
   if (position == capacity()) {
-    throw KvCacheError(KvCacheErrorKind::CacheFull, {.length = position, .capacity = capacity()});
+    throw KvCacheError(KvCacheErrorKind::CacheFull,
+                       {.actual = 1, .length = position, .capacity = capacity()});
   }
   const NoGradScope inference;  // generation needs no gradient: nothing is recorded
   // The new token alone: one row per projection, rotated at its position.
@@ -117,6 +118,11 @@ KvCacheStep LayerKvCache::attend(const MultiHeadAttention& layer, const TensorVa
 void LayerKvCache::reset() noexcept {
   keys_.reset();
   values_.reset();
+}
+
+void LayerKvCache::truncate(std::size_t length) noexcept {
+  keys_.truncate(length);
+  values_.truncate(length);
 }
 
 }  // namespace llm

@@ -86,6 +86,9 @@ class LayerKvCache {
   SharedTensor values() const { return values_.prefix(); }
   /// Forgets every position; keeps the storage (and the binding) for reuse.
   void reset() noexcept;
+  /// Forgets the positions from `length` on (none when `length` >= length()):
+  /// how a decoder-wide step that failed in a later layer undoes this one.
+  void truncate(std::size_t length) noexcept;
 
   /// Positions cached.
   std::size_t length() const noexcept { return keys_.length(); }
