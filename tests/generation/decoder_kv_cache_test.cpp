@@ -80,6 +80,20 @@ TEST(DecoderKvCache, ResetZeroesTheWorkAndAReplayIsIdentical) {
   EXPECT_EQ(cache.decode(model, 2).logits, first);
 }
 
+TEST(DecoderKvCache, TruncateRewindsEveryLayerToAPrefix) {
+  const DecoderModel model = chapter_38_model();
+  DecoderKvCache cache = DecoderKvCache::create(model);
+  const std::vector<TokenId> prompt{0, 1};
+  cache.prefill(model, prompt);
+  const std::vector<double> first = cache.decode(model, 2).logits;
+  cache.decode(model, 3);
+  cache.truncate(2);
+  EXPECT_EQ(cache.length(), 2u);
+  for (const LayerKvCache& layer : cache.layers()) EXPECT_EQ(layer.length(), 2u);
+  EXPECT_EQ(cache.decode(model, 2).logits, first);  // position 2 again, the same logits
+  EXPECT_EQ(cache.work().decode_tokens, 3u);        // the counts are kept
+}
+
 TEST(DecoderKvCache, CachedGenerationChoosesTheSameTokensAndDraws) {
   const DecoderModel model = chapter_38_model();
   const std::vector<TokenId> prompt{0};

@@ -150,6 +150,10 @@ void DecoderKvCache::reset() noexcept {
   work_ = {};
 }
 
+void DecoderKvCache::truncate(std::size_t length) noexcept {
+  for (LayerKvCache& layer : layers_) layer.truncate(length);
+}
+
 // region: generate-cached
 GenerationResult generate_cached(const DecoderModel& model, DecoderKvCache& cache,
                                  std::span<const TokenId> prompt, const GenerationConfig& config,

@@ -77,6 +77,10 @@ class DecoderKvCache {
 
   /// Forgets every position and zeroes the work; keeps the storage.
   void reset() noexcept;
+  /// Forgets the positions from `length` on in every layer (none when
+  /// `length` >= length()), keeping the work counts: rewinds to a prefix,
+  /// e.g. to decode another continuation of the same prompt.
+  void truncate(std::size_t length) noexcept;
 
   /// Positions cached (the same in every layer).
   std::size_t length() const noexcept { return layers_.front().length(); }
