@@ -19,6 +19,7 @@
 #include "llm/error.hpp"
 #include "llm/evaluation/final_evaluation_error.hpp"
 #include "llm/evaluation/language_model_metrics.hpp"
+#include "llm/generation/kv_cache_error.hpp"
 #include "llm/generation/sampling_error.hpp"
 #include "llm/models/bigram.hpp"
 #include "llm/models/decoder_error.hpp"
@@ -129,6 +130,7 @@ TEST(ErrorArea, EveryKindOfEveryAreaBuildsFromItsTable) {
   expect_every_kind_builds<llm::CheckpointError, llm::CheckpointErrorTraits>();
   expect_every_kind_builds<llm::SamplingError, llm::SamplingErrorTraits>();
   expect_every_kind_builds<llm::AppendBufferError, llm::AppendBufferErrorTraits>();
+  expect_every_kind_builds<llm::KvCacheError, llm::KvCacheErrorTraits>();
 }
 
 // A small area of its own, to pin the template: holes, braces, and the bugs a

@@ -67,6 +67,25 @@ TEST(AppendBuffer, ResetReusesTheStorageWhenNoHandleIsLeft) {
   EXPECT_EQ(values_of(prefix), (std::vector<double>{3, 4, 13, 14}));
 }
 
+TEST(AppendBuffer, TruncateForgetsTheNewestRowsAndProtectsALiveHandle) {
+  AppendBuffer buffer = key_cache();
+  buffer.append(row(1).view());
+  buffer.append(row(2).view());
+  {
+    buffer.truncate(1);  // no handle reads row 2: the storage is reused
+    buffer.append(row(3).view());
+    EXPECT_EQ(values_of(buffer.prefix()), (std::vector<double>{1, 2, 3, 4, 11, 12, 13, 14}));
+  }
+  const SharedTensor seen = buffer.prefix();  // reads rows 1 and 3
+  buffer.truncate(1);
+  buffer.truncate(5);  // longer than the buffer: nothing to forget
+  EXPECT_EQ(buffer.length(), 1u);
+  buffer.append(row(5).view());  // would overwrite the row `seen` reads: fresh storage
+  EXPECT_FALSE(buffer.shares_storage_with(seen));
+  EXPECT_EQ(values_of(seen), (std::vector<double>{1, 2, 3, 4, 11, 12, 13, 14}));
+  EXPECT_EQ(values_of(buffer.prefix()), (std::vector<double>{1, 2, 5, 6, 11, 12, 15, 16}));
+}
+
 TEST(AppendBuffer, RefusedAppendsChangeNothing) {
   AppendBuffer buffer = key_cache();
   buffer.append(row(1));

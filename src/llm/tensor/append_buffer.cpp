@@ -40,15 +40,23 @@ void AppendBuffer::append(const TensorView& rows) {
                             {.length = length_, .capacity = capacity(), .rows = count});
   }
   const Tensor contiguous = rows.materialize();  // row-major, whatever the rows' strides
-  // After reset(), a prefix handle that is still alive may read the rows we
-  // would overwrite: then the appends go to fresh storage instead.
-  if (length_ == 0 && !storage_.is_sole_owner()) storage_ = SharedTensor(Tensor::zeros(shape));
-
   // Row-major: `outer` blocks before the axis, each holding capacity rows of
   // `inner` values; the new rows of each block go right after its committed ones.
   std::size_t outer = 1, inner = 1;
   for (std::size_t a = 0; a < axis_; ++a) outer *= shape[a];
   for (std::size_t a = axis_ + 1; a < shape.size(); ++a) inner *= shape[a];
+  // After reset() or truncate(), a prefix handle that is still alive may read
+  // the rows we would overwrite: then the appends go to fresh storage, which
+  // receives the rows kept (none after reset()).
+  if (length_ < written_ && !storage_.is_sole_owner()) {
+    SharedTensor fresh(Tensor::zeros(shape));
+    for (std::size_t block = 0; block < outer; ++block) {
+      const std::size_t start = block * capacity() * inner;
+      std::copy_n(storage_.storage_data() + start, length_ * inner, fresh.storage_data() + start);
+    }
+    storage_ = std::move(fresh);
+    written_ = length_;
+  }
   double* storage = storage_.storage_data();
   const double* source = contiguous.values().data();
   for (std::size_t block = 0; block < outer; ++block) {
@@ -56,6 +64,7 @@ void AppendBuffer::append(const TensorView& rows) {
                 storage + (block * capacity() + length_) * inner);
   }
   length_ += count;
+  written_ = std::max(written_, length_);
 }
 // endregion: append-buffer-append
 

@@ -7,9 +7,10 @@
 // exist, and it keeps the promise every SharedTensor makes (docs/data-model.md):
 // a handle never sees a value change. A prefix handle's layout reaches only
 // the rows committed when it was made; append() writes only rows past them.
-// reset() empties the buffer; if a prefix handle is still alive then, the
-// next append() takes fresh storage instead of overwriting rows that handle
-// can read.
+// reset() empties the buffer and truncate() forgets the newest rows (a cache
+// step that failed halfway); if a prefix handle that reads a forgotten row
+// is still alive then, the next append() takes fresh storage (copying the
+// rows kept) instead of overwriting rows that handle can read.
 #pragma once
 
 #include <array>
@@ -93,6 +94,13 @@ class AppendBuffer {
   /// append unless a prefix handle still reads it.
   void reset() noexcept { length_ = 0; }
 
+  /// Forgets the rows from `length` on (no-op when `length` >= length()):
+  /// how a cache undoes the append of a step that then failed. The storage is
+  /// kept for the next append unless a prefix handle still reads it.
+  void truncate(std::size_t length) noexcept {
+    if (length < length_) length_ = length;
+  }
+
   /// Rows committed.
   std::size_t length() const noexcept { return length_; }
   /// Rows the storage holds.
@@ -112,6 +120,7 @@ class AppendBuffer {
   SharedTensor storage_;  ///< the whole allocation, [.., capacity, ..]
   std::size_t axis_ = 0;
   std::size_t length_ = 0;
+  std::size_t written_ = 0;  ///< rows written since the storage was fresh (>= length_)
 };
 // endregion: append-buffer-class
 
