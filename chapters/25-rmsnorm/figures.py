@@ -167,7 +167,7 @@ def epsilon_figure(trace: Trace) -> str:
     axis.plot(rms, energy, marker="o", markersize=3, color="#336699")
     axis.set_xscale("log")
     axis.axvline(math.sqrt(epsilon), color="#b35c00", linestyle="--")
-    axis.text(math.sqrt(epsilon) * 1.2, 0.05, "RMS = sqrt(epsilon)", color="#b35c00", fontsize=10)
+    axis.text(math.sqrt(epsilon) / 1.3, 0.75, "RMS = sqrt(epsilon)", color="#b35c00", fontsize=10, ha="right")
     axis.plot([worked], [trace["normalized_mean_square"]], marker="s", color="#2a7a2a", linestyle="none",
               label=f"[3, 4]: {num(trace['normalized_mean_square'])}")
     axis.plot([tiny_rms], [tiny_energy], marker="^", color="#a33", linestyle="none",
