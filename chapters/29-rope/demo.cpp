@@ -19,12 +19,9 @@ namespace {
 
 using demo::bool_text;
 using demo::compact_shape;
+using demo::compact_tensor;
 using demo::compact_values;
 using demo::Json;
-
-std::string shaped(const llm::Tensor& tensor) {
-  return "shape:" + compact_shape(tensor.shape()) + " values:" + compact_values(tensor.values());
-}
 
 Json rotation_json(const ch29::RotationEvidence& e) {
   return {{"query", demo::tensor_json(e.query)},
@@ -75,19 +72,19 @@ int main(int argc, char** argv) try {
             << " positions:" << ch29::kCapacity << " base:" << llm::format_fixed(ch29::kBase, 0)
             << " layout:adjacent offset:0->" << ch29::kShift << '\n';
   std::cout << "inverse_frequencies=" << compact_values(e.inverse_frequencies.values()) << '\n';
-  std::cout << "query=" << shaped(e.query) << '\n';
-  std::cout << "key=" << shaped(e.key) << '\n';
-  std::cout << "angles=" << shaped(e.angles) << '\n';
-  std::cout << "cosines=" << shaped(e.cosines) << '\n';
-  std::cout << "sines=" << shaped(e.sines) << '\n';
+  std::cout << "query=" << compact_tensor(e.query) << '\n';
+  std::cout << "key=" << compact_tensor(e.key) << '\n';
+  std::cout << "angles=" << compact_tensor(e.angles) << '\n';
+  std::cout << "cosines=" << compact_tensor(e.cosines) << '\n';
+  std::cout << "sines=" << compact_tensor(e.sines) << '\n';
   std::cout << "rotated_query=" << compact_values(e.rotated_query.values()) << '\n';
   std::cout << "rotated_key=" << compact_values(e.rotated_key.values()) << '\n';
   std::cout << "norms=input:" << compact_values(e.input_norms)
             << " rotated:" << compact_values(e.rotated_norms)
             << " shifted:" << compact_values(e.shifted_norms)
             << " preserved:" << bool_text(e.norm_preserved) << '\n';
-  std::cout << "dot_grid=" << shaped(e.dot_grid) << '\n';
-  std::cout << "shifted_dot_grid=" << shaped(e.shifted_dot_grid)
+  std::cout << "dot_grid=" << compact_tensor(e.dot_grid) << '\n';
+  std::cout << "shifted_dot_grid=" << compact_tensor(e.shifted_dot_grid)
             << " common_shift_preserved:" << bool_text(e.common_shift_preserved) << '\n';
   std::cout << "position_zero_identity=" << bool_text(e.position_zero_identity) << '\n';
   std::cout << "upstream=query:" << compact_values(e.query_upstream.values())

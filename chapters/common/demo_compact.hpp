@@ -2,6 +2,7 @@
 // output lines, in the earlier Rust edition's compact format:
 //   compact_values({1.0, -0.5})  -> "[1.000000,-0.500000]"
 //   compact_shape({1, 3, 4})     -> "[1,3,4]"
+//   compact_tensor(t)            -> "shape:[1,2] values:[1.000000,0.000000]"
 //   bool_text(true)              -> "true"
 // Six decimals (Rust's `{:.6}`, llm::format_fixed). A value closer to zero
 // than 0.5e-6 prints as 0.000000 whatever its sign: it is the rounding residue
@@ -16,6 +17,7 @@
 
 #include "llm/format.hpp"
 #include "llm/tensor/shape.hpp"
+#include "llm/tensor/tensor.hpp"
 
 namespace demo {
 
@@ -40,6 +42,11 @@ inline std::string compact_shape(const llm::Shape& shape) {
     text += (i == 0 ? "" : ",") + std::to_string(shape[i]);
   }
   return text + "]";
+}
+
+/// `shape:[d0,...] values:[v0,...]`: one tensor in row-major order.
+inline std::string compact_tensor(const llm::Tensor& tensor) {
+  return "shape:" + compact_shape(tensor.shape()) + " values:" + compact_values(tensor.values());
 }
 
 /// `true` or `false`.
