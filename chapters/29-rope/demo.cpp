@@ -19,12 +19,9 @@ namespace {
 
 using demo::bool_text;
 using demo::compact_shape;
+using demo::canonical_tensor;
 using demo::canonical_values;
 using demo::Json;
-
-std::string shaped(const llm::Tensor& tensor) {
-  return "shape:" + compact_shape(tensor.shape()) + " values:" + canonical_values(tensor.values());
-}
 
 Json rotation_json(const ch29::RotationEvidence& e) {
   return {{"query", demo::tensor_json(e.query)},
@@ -75,19 +72,19 @@ int main(int argc, char** argv) try {
             << " positions:" << ch29::kCapacity << " base:" << llm::format_fixed(ch29::kBase, 0)
             << " layout:adjacent offset:0->" << ch29::kShift << '\n';
   std::cout << "inverse_frequencies=" << canonical_values(e.inverse_frequencies.values()) << '\n';
-  std::cout << "query=" << shaped(e.query) << '\n';
-  std::cout << "key=" << shaped(e.key) << '\n';
-  std::cout << "angles=" << shaped(e.angles) << '\n';
-  std::cout << "cosines=" << shaped(e.cosines) << '\n';
-  std::cout << "sines=" << shaped(e.sines) << '\n';
+  std::cout << "query=" << canonical_tensor(e.query) << '\n';
+  std::cout << "key=" << canonical_tensor(e.key) << '\n';
+  std::cout << "angles=" << canonical_tensor(e.angles) << '\n';
+  std::cout << "cosines=" << canonical_tensor(e.cosines) << '\n';
+  std::cout << "sines=" << canonical_tensor(e.sines) << '\n';
   std::cout << "rotated_query=" << canonical_values(e.rotated_query.values()) << '\n';
   std::cout << "rotated_key=" << canonical_values(e.rotated_key.values()) << '\n';
   std::cout << "norms=input:" << canonical_values(e.input_norms)
             << " rotated:" << canonical_values(e.rotated_norms)
             << " shifted:" << canonical_values(e.shifted_norms)
             << " preserved:" << bool_text(e.norm_preserved) << '\n';
-  std::cout << "dot_grid=" << shaped(e.dot_grid) << '\n';
-  std::cout << "shifted_dot_grid=" << shaped(e.shifted_dot_grid)
+  std::cout << "dot_grid=" << canonical_tensor(e.dot_grid) << '\n';
+  std::cout << "shifted_dot_grid=" << canonical_tensor(e.shifted_dot_grid)
             << " common_shift_preserved:" << bool_text(e.common_shift_preserved) << '\n';
   std::cout << "position_zero_identity=" << bool_text(e.position_zero_identity) << '\n';
   std::cout << "upstream=query:" << canonical_values(e.query_upstream.values())

@@ -8,6 +8,7 @@
 #include <span>
 #include <utility>
 
+#include "demo_tape.hpp"
 #include "llm/autograd/rotary.hpp"
 #include "llm/tensor/matmul.hpp"
 
@@ -49,29 +50,6 @@ bool within(std::span<const double> a, std::span<const double> b, double toleran
   return a.size() == b.size();
 }
 
-bool finite(const Tensor& tensor) {
-  for (double value : tensor.values()) {
-    if (!std::isfinite(value)) return false;
-  }
-  return true;
-}
-
-bool finite(const std::optional<Tensor>& tensor) {
-  return !tensor || finite(*tensor);
-}
-
-// Every value, adjoint, gradient, upstream and contribution the pass recorded.
-bool trace_is_finite(const llm::TensorBackwardTrace& trace) {
-  bool all = finite(trace.seed);
-  for (const llm::TensorTraceNode& node : trace.nodes) {
-    all = all && finite(node.value) && finite(node.pass_adjoint) && finite(node.gradient);
-  }
-  for (const llm::TensorTraceEdge& edge : trace.edges) {
-    all = all && finite(edge.upstream) && finite(edge.contribution);
-  }
-  return all;
-}
-
 // sum(x * weights) over every element: the loss term of one rotated tensor.
 TensorValue weighted_sum(const TensorValue& x, const Tensor& weights) {
   return x.mul(TensorValue::constant(weights)).sum_axis(1).sum_axis(0);
@@ -110,7 +88,7 @@ RotationEvidence rotation_evidence(const std::array<double, kWidth>& query_row,
   const llm::TensorBackwardTrace pass = loss.backward_with_trace();
   e.query_gradient = *query.gradient();
   e.key_gradient = *key.gradient();
-  e.tape_finite = trace_is_finite(pass);
+  e.tape_finite = demo::trace_is_finite(pass);
   // The printed tables, norms and checks follow.
   // endregion: rope-fixture
 

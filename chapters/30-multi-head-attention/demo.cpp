@@ -21,12 +21,9 @@ namespace {
 
 using demo::bool_text;
 using demo::compact_shape;
+using demo::canonical_tensor;
 using demo::canonical_values;
 using demo::Json;
-
-std::string shaped(const llm::Tensor& tensor) {
-  return "shape:" + compact_shape(tensor.shape()) + " values:" + canonical_values(tensor.values());
-}
 
 std::string joined_names(const std::vector<std::string>& names) {
   std::string text = "[";
@@ -62,17 +59,17 @@ int main(int argc, char** argv) try {
             << " d_h:" << ch30::kModelWidth / ch30::kHeads
             << " offset:0 capacity:" << ch30::kCapacity
             << " rope_base:" << llm::format_fixed(ch30::kRopeBase, 6) << " bias:false\n";
-  std::cout << "input=" << shaped(e.input) << '\n';
-  std::cout << "projected_query_heads=" << shaped(e.query_heads) << '\n';
-  std::cout << "projected_key_heads=" << shaped(e.key_heads) << '\n';
-  std::cout << "projected_value_heads=" << shaped(e.value_heads) << '\n';
-  std::cout << "rotated_query_heads=" << shaped(e.rotated_query_heads) << '\n';
-  std::cout << "rotated_key_heads=" << shaped(e.rotated_key_heads) << '\n';
-  std::cout << "attention_weights=" << shaped(e.weights) << '\n';
-  std::cout << "head_outputs=" << shaped(e.head_outputs) << '\n';
-  std::cout << "merged=" << shaped(e.merged) << '\n';
-  std::cout << "output_weight=" << shaped(e.output_weight) << '\n';
-  std::cout << "output=" << shaped(e.output) << '\n';
+  std::cout << "input=" << canonical_tensor(e.input) << '\n';
+  std::cout << "projected_query_heads=" << canonical_tensor(e.query_heads) << '\n';
+  std::cout << "projected_key_heads=" << canonical_tensor(e.key_heads) << '\n';
+  std::cout << "projected_value_heads=" << canonical_tensor(e.value_heads) << '\n';
+  std::cout << "rotated_query_heads=" << canonical_tensor(e.rotated_query_heads) << '\n';
+  std::cout << "rotated_key_heads=" << canonical_tensor(e.rotated_key_heads) << '\n';
+  std::cout << "attention_weights=" << canonical_tensor(e.weights) << '\n';
+  std::cout << "head_outputs=" << canonical_tensor(e.head_outputs) << '\n';
+  std::cout << "merged=" << canonical_tensor(e.merged) << '\n';
+  std::cout << "output_weight=" << canonical_tensor(e.output_weight) << '\n';
+  std::cout << "output=" << canonical_tensor(e.output) << '\n';
   std::cout << "heads=head_0_uniform:" << bool_text(e.head_0_uniform)
             << " head_1_distinct:" << bool_text(e.head_1_distinct)
             << " future_probabilities_zero:" << bool_text(e.future_probabilities_zero) << '\n';

@@ -10,6 +10,7 @@
 #include <span>
 #include <utility>
 
+#include "demo_tape.hpp"
 #include "llm/attention/heads.hpp"
 #include "llm/attention/scaled_dot_product.hpp"
 #include "llm/nn/init.hpp"
@@ -46,25 +47,6 @@ bool close(std::span<const double> a, std::span<const double> b, double toleranc
     if (std::abs(a[i] - b[i]) > tolerance) return false;
   }
   return true;
-}
-
-bool finite(const Tensor& tensor) {
-  for (double value : tensor.values()) {
-    if (!std::isfinite(value)) return false;
-  }
-  return true;
-}
-
-bool trace_is_finite(const llm::TensorBackwardTrace& trace) {
-  bool all = finite(trace.seed);
-  for (const llm::TensorTraceNode& node : trace.nodes) {
-    all = all && finite(node.value) && (!node.pass_adjoint || finite(*node.pass_adjoint)) &&
-          (!node.gradient || finite(*node.gradient));
-  }
-  for (const llm::TensorTraceEdge& edge : trace.edges) {
-    all = all && finite(edge.upstream) && (!edge.contribution || finite(*edge.contribution));
-  }
-  return all;
 }
 
 // sum(output * kUpstream): the loss every pass of the chapter reverses.
@@ -117,7 +99,7 @@ AttentionEvidence attention_evidence() {
   e.output = value_of(pass.output);
   e.upstream = Tensor(kInputShape, {kUpstream.begin(), kUpstream.end()});
   e.loss = loss.item();
-  e.tape_finite = trace_is_finite(loss.backward_with_trace());
+  e.tape_finite = demo::trace_is_finite(loss.backward_with_trace());
   e.input_gradient = *input.gradient();
   for (const llm::NamedParameter& entry : layer.parameters()) {
     e.weight_gradients.push_back(*entry.parameter.gradient());

@@ -5,6 +5,7 @@
 //   compact_shape({1, 2, 3})            -> "[1,2,3]"
 //   compact_tensor_line("input", x)     -> "input=shape:[2] values:[3.000000,4.000000]"
 //   canonical_values({1e-17, -0.5})     -> "[0.000000,-0.500000]"
+//   canonical_tensor(t)                 -> "shape:[1,2] values:[1.000000,0.000000]"
 //   bool_text(true)                     -> "true"
 // canonical_values is the form chapters 29-31 print: a value closer to zero
 // than 0.5e-6 prints as 0.000000 whatever its sign. It is the rounding residue
@@ -50,6 +51,9 @@ inline std::string canonical_values(std::span<const double> values) {
   return text + "]";
 }
 
+/// `shape:[d0,...] values:[v0,...]`: one tensor in row-major order, as canonical_values.
+inline std::string canonical_tensor(const llm::Tensor& tensor);
+
 /// `[2,2]`; `[]` for rank zero.
 inline std::string compact_shape(const llm::Shape& shape) {
   std::string text = "[";
@@ -62,6 +66,10 @@ inline std::string compact_shape(const llm::Shape& shape) {
 inline std::string compact_tensor_line(std::string_view key, const llm::Tensor& tensor) {
   return std::string(key) + "=shape:" + compact_shape(tensor.shape()) +
          " values:" + compact_values(tensor);
+}
+
+inline std::string canonical_tensor(const llm::Tensor& tensor) {
+  return "shape:" + compact_shape(tensor.shape()) + " values:" + canonical_values(tensor.values());
 }
 
 /// `true` or `false`.
