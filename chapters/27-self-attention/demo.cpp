@@ -7,7 +7,7 @@
 #include <iostream>
 #include <string>
 
-#include "demo_compact_text.hpp"
+#include "demo_compact.hpp"
 #include "demo_trace.hpp"
 #include "fixtures.hpp"
 #include "llm/format.hpp"
@@ -16,7 +16,7 @@ namespace {
 
 using demo::bool_text;
 using demo::compact_shape;
-using demo::compact_tensor;
+using demo::compact_tensor_line;
 using demo::compact_values;
 using demo::Json;
 using llm::format_fixed;
@@ -66,18 +66,18 @@ int main(int argc, char** argv) try {
                "value rows\n";
   std::cout << "config=batch:1 tokens:2 d_k:2 d_v:2 scale:" << format_fixed(primary.scale, 6)
             << " masked:false softmax_axis:key\n";
-  std::cout << "query=" << compact_tensor(primary.query) << '\n';
-  std::cout << "key=" << compact_tensor(primary.key) << '\n';
-  std::cout << "value=" << compact_tensor(primary.value) << '\n';
-  std::cout << "dot_products=" << compact_tensor(primary.scores) << '\n';
-  std::cout << "scaled_scores=" << compact_tensor(primary.scaled_scores) << '\n';
-  std::cout << "probabilities=" << compact_tensor(primary.weights) << '\n';
+  std::cout << compact_tensor_line("query", primary.query) << '\n';
+  std::cout << compact_tensor_line("key", primary.key) << '\n';
+  std::cout << compact_tensor_line("value", primary.value) << '\n';
+  std::cout << compact_tensor_line("dot_products", primary.scores) << '\n';
+  std::cout << compact_tensor_line("scaled_scores", primary.scaled_scores) << '\n';
+  std::cout << compact_tensor_line("probabilities", primary.weights) << '\n';
   std::cout << "row_sums=" << compact_values(primary.row_sums) << '\n';
   for (std::size_t i = 0; i < 2; ++i) {
     std::cout << "mixture_query_" << i << "=terms:" << terms_text(primary.terms[i])
               << " output:" << compact_values(output.subspan(i * 2, 2)) << '\n';
   }
-  std::cout << "output=" << compact_tensor(primary.output) << '\n';
+  std::cout << compact_tensor_line("output", primary.output) << '\n';
   std::cout << "scale_probe=unscaled_focus:" << format_fixed(scale.unscaled_focus, 6)
             << " scaled_focus:" << format_fixed(scale.scaled_focus, 6)
             << " orthogonal_probability:" << format_fixed(scale.orthogonal_probability, 6)

@@ -68,28 +68,32 @@ def tex_matrix(tensor: Mapping[str, Any]) -> str:
 
 
 def flow_figure(trace: Trace) -> str:
-    """Q, K -> scores -> scaled -> weights; weights, V -> output, in two rows."""
+    """Q, K, V on top; scores, scaled scores and weights in one row; the output below."""
     p = trace["primary"]
+
+    def rows(tensor: Mapping[str, Any]) -> str:
+        return "\n".join(vec(row) for row in matrix_rows(tensor))
+
     node = '  "{0}" [label="{1}", fillcolor="{2}"];'
     lines = dot_head(
         "attention",
-        {"rankdir": "LR", "nodesep": 0.3, "ranksep": 0.45},
+        {"rankdir": "TB", "nodesep": 0.35, "ranksep": 0.4},
         {"shape": "box", "style": "rounded,filled", "fontsize": 11},
         {"fontsize": 10, "arrowsize": 0.6},
     )
     lines += [
-        node.format("q", dot_text(f"Q = {mat(p['query'])}"), FILL["input"]),
-        node.format("k", dot_text(f"K = {mat(p['key'])}"), FILL["input"]),
-        node.format("s", dot_text(f"S = Q Kᵀ\n{mat(p['scores'])}"), FILL["score"]),
-        node.format("z", dot_text(f"S / √2\n{mat(p['scaled_scores'])}"), FILL["score"]),
-        node.format("a", dot_text(f"A = softmax by row\n{mat(p['weights'])}"), FILL["weight"]),
-        node.format("v", dot_text(f"V = {mat(p['value'])}"), FILL["input"]),
-        node.format("o", dot_text(f"O = A V\n{mat(p['output'])}"), FILL["output"]),
-        '  { rank=same; "q"; "k"; }',
-        '  { rank=same; "a"; "v"; }',
-        '  "q" -> "s"; "k" -> "s" [label="transposed"];',
-        f'  "s" -> "z" [label="× {six(p["scale"])}"];',
-        '  "z" -> "a"; "a" -> "o"; "v" -> "o";',
+        node.format("q", dot_text(f"Q\n{rows(p['query'])}"), FILL["input"]),
+        node.format("k", dot_text(f"K\n{rows(p['key'])}"), FILL["input"]),
+        node.format("v", dot_text(f"V\n{rows(p['value'])}"), FILL["input"]),
+        node.format("s", dot_text(f"S = Q Kᵀ\n{rows(p['scores'])}"), FILL["score"]),
+        node.format("z", dot_text(f"S × {six(p['scale'])}\n{rows(p['scaled_scores'])}"), FILL["score"]),
+        node.format("a", dot_text(f"A = softmax of each row\n{rows(p['weights'])}"), FILL["weight"]),
+        node.format("o", dot_text(f"O = A V\n{rows(p['output'])}"), FILL["output"]),
+        '  { rank=same; "q"; "k"; "v"; }',
+        '  { rank=same; "s"; "z"; "a"; }',
+        '  "q" -> "s"; "k" -> "s" [label=" transposed"];',
+        '  "s" -> "z"; "z" -> "a";',
+        '  "a" -> "o"; "v" -> "o";',
         "}",
     ]
     caption = ("One unmasked head on the worked input. Every query row of $S$ scores both keys; the softmax turns "
@@ -108,8 +112,8 @@ def grids_figure(trace: Trace) -> str:
     import matplotlib.pyplot as plt
 
     p = trace["primary"]
-    panels = (("scaled scores $S/\\sqrt{2}$", matrix_rows(p["scaled_scores"]), "RdBu_r"),
-              ("weights $A$ (rows sum to 1)", matrix_rows(p["weights"]), "Greens"))
+    panels = (("scaled scores S / √2", matrix_rows(p["scaled_scores"]), "RdBu_r"),
+              ("weights A (rows sum to 1)", matrix_rows(p["weights"]), "Greens"))
     figure, axes = plt.subplots(1, 2, figsize=(6.4, 3.0))
     for axis, (title, rows, colours) in zip(axes, panels):
         limit = max(abs(v) for row in rows for v in row)

@@ -9,7 +9,7 @@
 #include <span>
 #include <string>
 
-#include "demo_compact_text.hpp"
+#include "demo_compact.hpp"
 #include "demo_trace.hpp"
 #include "fixtures.hpp"
 #include "llm/format.hpp"
@@ -18,7 +18,7 @@ namespace {
 
 using demo::bool_text;
 using demo::compact_shape;
-using demo::compact_tensor;
+using demo::compact_tensor_line;
 using demo::compact_values;
 using demo::Json;
 using llm::format_fixed;
@@ -86,15 +86,15 @@ int main(int argc, char** argv) try {
                "receive zero probability\n";
   std::cout << "config=batch:1 tokens:3 d_k:2 d_v:2 scale:" << format_fixed(primary.scale, 6)
             << " mask:lower-triangular-inclusive\n";
-  std::cout << "query=" << compact_tensor(primary.query) << '\n';
-  std::cout << "key=" << compact_tensor(primary.key) << '\n';
-  std::cout << "value=" << compact_tensor(primary.value) << '\n';
+  std::cout << compact_tensor_line("query", primary.query) << '\n';
+  std::cout << compact_tensor_line("key", primary.key) << '\n';
+  std::cout << compact_tensor_line("value", primary.value) << '\n';
   std::cout << "mask=" << mask_text(primary.additive_mask) << '\n';
-  std::cout << "raw_scores=" << compact_tensor(primary.scores) << '\n';
-  std::cout << "scaled_scores=" << compact_tensor(primary.scaled_scores) << '\n';
-  std::cout << "probabilities=" << compact_tensor(primary.weights) << '\n';
+  std::cout << compact_tensor_line("raw_scores", primary.scores) << '\n';
+  std::cout << compact_tensor_line("scaled_scores", primary.scaled_scores) << '\n';
+  std::cout << compact_tensor_line("probabilities", primary.weights) << '\n';
   std::cout << "row_sums=" << compact_values(primary.row_sums) << '\n';
-  std::cout << "output=" << compact_tensor(primary.output) << '\n';
+  std::cout << compact_tensor_line("output", primary.output) << '\n';
   std::cout << "suffix_perturbation=key:" << last(ch28::kKey) << "->" << last(ch28::kPerturbedKey)
             << " value:" << last(ch28::kValue) << "->" << last(ch28::kPerturbedValue) << '\n';
   std::cout << "perturbed_output=" << compact_values(prefix.perturbed_output) << '\n';

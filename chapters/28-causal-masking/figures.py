@@ -33,6 +33,11 @@ def num(value: float) -> str:
     return plain(value) if float(value).is_integer() else six(value)
 
 
+def four(value: float) -> str:
+    """A value to four decimals for the crowded figure cells, ``-0`` as ``0``."""
+    return fixed(0.0 if value == 0 else value, 4)
+
+
 def vec(values: Sequence[float]) -> str:
     """``[0, 3]`` or ``[0.554192, 0.770959]``."""
     return "[" + ", ".join(num(v) for v in values) + "]"
@@ -69,10 +74,10 @@ def triangle_figure(trace: Trace) -> str:
     mask = [p["additive_mask"][i:i + size] for i in range(0, size * size, size)]
     scores = matrix_rows(p["scaled_scores"])
     weights = matrix_rows(p["weights"])
-    panels = (("mask $M$", [[0 if v == 0 else "-inf" for v in row] for row in mask]),
-              ("scores $S$ (blocked: not read)", [[six(v) for v in row] for row in scores]),
-              ("weights $A$", [[six(v) for v in row] for row in weights]))
-    figure, axes = plt.subplots(1, 3, figsize=(7.4, 2.9))
+    panels = (("mask M", [[0 if v == 0 else "-inf" for v in row] for row in mask]),
+              ("scaled scores S", [[four(v) for v in row] for row in scores]),
+              ("weights A", [[four(v) for v in row] for row in weights]))
+    figure, axes = plt.subplots(1, 3, figsize=(7.6, 3.0))
     for axis, (title, cells) in zip(axes, panels):
         for i in range(size):
             for j in range(size):
@@ -81,7 +86,8 @@ def triangle_figure(trace: Trace) -> str:
                                          edgecolor="#555555", hatch="//" if blocked else None,
                                          linewidth=1.2 if i == j else 0.6))
                 axis.text(j, i, str(cells[i][j]), ha="center", va="center", fontsize=10,
-                          color="#666666" if blocked else "black")
+                          color="#444444" if blocked else "black",
+                          bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.0} if blocked else None)
         axis.set_xlim(-0.5, size - 0.5)
         axis.set_ylim(size - 0.5, -0.5)
         axis.set_title(title, fontsize=11)
@@ -94,7 +100,7 @@ def triangle_figure(trace: Trace) -> str:
     alt = (f"Three 3 by 3 grids, queries as rows and keys as columns; the three cells above the diagonal are "
            f"hatched as blocked. Mask: 0 on and below the diagonal, -inf above. Scaled scores "
            f"{mat(p['scaled_scores'])}. Weights {mat(p['weights'])}: exact zeros in the blocked cells.")
-    caption = ("The causal triangle on the worked input. Hatched cells are the future: their scores exist in "
+    caption = ("The causal triangle on the worked input, to four decimals. Hatched cells are the future: their scores exist in "
                "$QK^\\top$ but are never read, and their weights are exactly 0. Each row of $A$ sums to 1 over "
                "its unhatched cells.")
     return svg_figure(svg, caption, "causal-triangle", alt=alt)
