@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include "demo_refusal.hpp"
 #include "llm/attention/attention_error.hpp"
 #include "llm/autograd/gradcheck.hpp"
 #include "llm/models/decoder_error.hpp"
@@ -292,15 +293,10 @@ GradientEvidence gradient_evidence(const BlockRun& run) {
 // region: refusals
 std::vector<Refusal> refusals() {
   std::vector<Refusal> out;
-  // Runs `call`, which must throw `Error`; an accepted request stops the demo.
-  auto expect = [&]<class Error>(std::string label, const std::function<void()>& call) {
-    try {
-      call();
-    } catch (const Error& error) {
-      out.push_back({std::move(label), std::string(error.kind_name()), error.what()});
-      return;
-    }
-    throw std::logic_error("the request '" + label + "' was accepted but must be refused");
+  // Runs `call`, which must throw `Error` (demo::refused stops the demo otherwise).
+  auto expect = [&]<class Error>(const std::string& label, const std::function<void()>& call) {
+    const Error error = demo::refused<Error>(label, call);
+    out.push_back({label, std::string(error.kind_name()), error.what()});
   };
   using llm::AttentionError;
   using llm::DecoderError;
