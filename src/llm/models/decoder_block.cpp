@@ -69,12 +69,14 @@ DecoderBlock DecoderBlock::initialized(const DecoderBlockConfig& config, SplitMi
 // region: decoder-block-forward
 DecoderBlockPass DecoderBlock::forward_with_intermediates(const TensorValue& input,
                                                           std::size_t position_offset) const {
+  // region: decoder-block-input-checks
   const Shape shape = input.shape();
   if (shape.size() != 3) throw DecoderError(DecoderErrorKind::InputRank, {.shape = shape});
   if (shape[2] != model_width()) {
     throw DecoderError(DecoderErrorKind::InputWidthMismatch,
                        {.shape = shape, .expected = model_width()});
   }
+  // endregion: decoder-block-input-checks
   // Branch 1: attention reads a normalized copy; its result joins the stream.
   const TensorValue attention_norm = attention_norm_.forward(input);
   MultiHeadAttentionPass attention =

@@ -170,6 +170,7 @@ TensorValue DecoderModel::forward(IndexSpan ids, const Shape& id_shape) const {
 
 TensorValue DecoderModel::loss(IndexSpan ids, const Shape& id_shape, IndexSpan targets) const {
   const std::size_t count = checked_tokens(ids, id_shape);
+  // region: decoder-loss-target-checks
   if (targets.size() != count) {
     throw DecoderError(DecoderErrorKind::TargetCountMismatch,
                        {.expected = count, .actual = targets.size()});
@@ -181,6 +182,7 @@ TensorValue DecoderModel::loss(IndexSpan ids, const Shape& id_shape, IndexSpan t
           {.expected = config_.vocabulary_size, .actual = targets[position], .position = position});
     }
   }
+  // endregion: decoder-loss-target-checks
   return forward(ids, id_shape).indexed_mean_nll(2, targets);  // mean over B * T positions
 }
 // endregion: decoder-model-forward
