@@ -51,9 +51,6 @@ inline std::string canonical_values(std::span<const double> values) {
   return text + "]";
 }
 
-/// `shape:[d0,...] values:[v0,...]`: one tensor in row-major order, as canonical_values.
-inline std::string canonical_tensor(const llm::Tensor& tensor);
-
 /// `[2,2]`; `[]` for rank zero.
 inline std::string compact_shape(const llm::Shape& shape) {
   std::string text = "[";
@@ -68,6 +65,7 @@ inline std::string compact_tensor_line(std::string_view key, const llm::Tensor& 
          " values:" + compact_values(tensor);
 }
 
+/// `shape:[d0,...] values:[v0,...]`: one tensor in row-major order, as canonical_values.
 inline std::string canonical_tensor(const llm::Tensor& tensor) {
   return "shape:" + compact_shape(tensor.shape()) + " values:" + canonical_values(tensor.values());
 }
