@@ -89,9 +89,9 @@ TEST(GradientNorm, FollowsSetOrderThenRowMajorOrder) {
 
 TEST(ScaleGradients, ScalesInPlaceWithoutAVersionBump) {
   TwoParameters p;
-  // A retained graph that reads both parameters.
+  // A retained graph that reads both parameters (backward() releases by default).
   const TensorValue loss = p.a.sum_axis(0).add(p.b.sum_axis(0).sum_axis(0));
-  loss.backward();
+  loss.backward(Retention::Retain);
   const std::uint64_t version_a = p.a.version(), version_b = p.b.version();
   const double* storage = p.b.gradient()->values().data();
   p.set.scale_gradients(0.25);
