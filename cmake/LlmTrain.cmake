@@ -1,0 +1,33 @@
+# Part VII, chapter 40: the Tiny Shakespeare dataset (data/tinyshakespeare/),
+# the run configuration and window sampler, the trainer behind `make train`,
+# and (in the benchmark build) the same model in libtorch behind
+# `make train-anchor`. Included from the top-level CMakeLists.txt.
+
+# SHA-256 is not what the book teaches: GNU Nettle (Debian's nettle-dev) computes it.
+find_path(LLM_NETTLE_INCLUDE_DIR nettle/sha2.h)
+find_library(LLM_NETTLE_LIBRARY nettle)
+if(NOT LLM_NETTLE_INCLUDE_DIR OR NOT LLM_NETTLE_LIBRARY)
+  message(FATAL_ERROR "GNU Nettle not found (nettle/sha2.h, libnettle): "
+                      "sudo apt-get install nettle-dev (make deps does it)")
+endif()
+add_library(llm_nettle INTERFACE)
+target_include_directories(llm_nettle SYSTEM INTERFACE ${LLM_NETTLE_INCLUDE_DIR})
+target_link_libraries(llm_nettle INTERFACE ${LLM_NETTLE_LIBRARY})
+
+llm_library(llm_text_dataset SOURCES src/llm/text/text_dataset*.cpp
+            DEPENDS llm_core llm_nettle)
+llm_library(llm_train_run SOURCES src/llm/training/train_run_*.cpp src/llm/training/random_windows*.cpp
+            DEPENDS llm_core nlohmann_json::nlohmann_json)
+
+# The repository's copy of Tiny Shakespeare, the default data file of every
+# program and test that reads it.
+set(LLM_TINY_SHAKESPEARE ${CMAKE_SOURCE_DIR}/data/tinyshakespeare/input.txt)
+
+foreach(test_source IN LISTS LLM_TEST_SOURCES)
+  get_filename_component(test_name ${test_source} NAME_WE)
+  if(test_name MATCHES "^(text_dataset|train_run_config|random_windows)_test$")
+    target_link_libraries(${test_name} PRIVATE llm_text_dataset llm_train_run)
+    target_compile_definitions(${test_name} PRIVATE
+                               LLM_TINY_SHAKESPEARE="${LLM_TINY_SHAKESPEARE}")
+  endif()
+endforeach()
