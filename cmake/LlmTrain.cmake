@@ -31,3 +31,18 @@ foreach(test_source IN LISTS LLM_TEST_SOURCES)
                                LLM_TINY_SHAKESPEARE="${LLM_TINY_SHAKESPEARE}")
   endif()
 endforeach()
+
+# The anchor (make train-anchor): the same decoder, data and batches in the
+# PyTorch C++ frontend, float32 or float64. Benchmark build only.
+if(LLM_BENCH)
+  find_package(Torch QUIET)
+  if(Torch_FOUND)
+    add_executable(llm-train-anchor bench/train_anchor/train_anchor.cpp)
+    target_link_libraries(llm-train-anchor PRIVATE llm_text_dataset llm_train_run llm_nn
+                          ${TORCH_LIBRARIES} nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS})
+    target_compile_definitions(llm-train-anchor PRIVATE
+                               LLM_TINY_SHAKESPEARE="${LLM_TINY_SHAKESPEARE}")
+  else()
+    message(STATUS "llm-train-anchor: libtorch not found, make train-anchor is unavailable")
+  endif()
+endif()
