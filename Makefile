@@ -1,7 +1,7 @@
 # The front door of "LLM from scratch in C++". Thin: every target delegates to
 # CMake (which decides what is out of date), ctest, or the tools in tools/.
 # `make help` lists the targets. Variables: BUILD, PYTHON, CXX, WERROR, SYNC, DEMO_TIMEOUT,
-# and for `make bench`: BENCH_BUILD, BENCH_JSON, BENCH_ARGS.
+# REPOSITORY_URL, and for `make bench`: BENCH_BUILD, BENCH_JSON, BENCH_ARGS.
 
 SHELL := /bin/bash
 BUILD ?= build
@@ -11,13 +11,16 @@ PYTHON ?= $(if $(wildcard /usr/bin/python3),/usr/bin/python3,python3)
 WERROR ?= OFF
 DEMO_TIMEOUT ?= 60
 GENERATOR ?= $(if $(shell command -v ninja),Ninja,Unix Makefiles)
+# The repository the book's "Repository" and "view source" links name (docs/html.md);
+# empty: the checkout's git remote origin, else the checkout itself (file://).
+REPOSITORY_URL ?=
 
 CHAPTERS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard chapters/[0-9]*/chapter.md chapters/[0-9]*/CMakeLists.txt)))))
 CHAPTER_NUMBERS := $(foreach c,$(CHAPTERS),$(firstword $(subst -, ,$(c))))
 # Chapters declared with llm_chapter(NO_DEMO) have a page but no demo to run or sync.
 NO_DEMO_CHAPTERS := $(notdir $(patsubst %/,%,$(dir $(shell grep -l 'llm_chapter.*NO_DEMO' chapters/[0-9]*/CMakeLists.txt 2>/dev/null))))
 DEMO_CHAPTERS := $(filter-out $(NO_DEMO_CHAPTERS),$(CHAPTERS))
-CONFIGURE_ARGS := -G "$(GENERATOR)" -DCMAKE_CXX_COMPILER=$(CXX) -DLLM_PYTHON=$(PYTHON) -DLLM_WERROR=$(WERROR) -DLLM_DEMO_TIMEOUT=$(DEMO_TIMEOUT)
+CONFIGURE_ARGS := -G "$(GENERATOR)" -DCMAKE_CXX_COMPILER=$(CXX) -DLLM_PYTHON=$(PYTHON) -DLLM_WERROR=$(WERROR) -DLLM_DEMO_TIMEOUT=$(DEMO_TIMEOUT) -DLLM_REPOSITORY_URL=$(REPOSITORY_URL)
 CMAKE_BUILD := cmake --build $(BUILD) --target
 
 # One build at a time per build directory (tools/buildlock.py): a recipe that
@@ -35,7 +38,7 @@ CONFIGURE = if [ ! -f $(BUILD)/CMakeCache.txt ] || [ "$$(cat $(BUILD)/make-confi
   fi
 
 .DEFAULT_GOAL := help
-.PHONY: help book test bench train-anchor sync clean deps configure check-html FORCE
+.PHONY: help book test bench train-anchor sync clean deps configure check-html pdf epub FORCE
 
 help: ## List the targets
 	@echo "LLM from scratch in C++ -- make targets:"
@@ -47,12 +50,14 @@ help: ## List the targets
 	@echo "  make sync          the same for every chapter"
 	@echo "  make test          GoogleTest suites, one output check per chapter, and the tools' pytest suites"
 	@echo "  make check-html    the built book in headless Chromium; screenshots -> $(BUILD)/screenshots"
+	@echo "  make pdf           the whole book as a PDF (print view through headless Chromium) -> $(BUILD)/llm-from-scratch-cpp.pdf"
+	@echo "  make epub          the whole book as an EPUB (Sphinx, math as MathML) -> $(BUILD)/llm-from-scratch-cpp.epub"
 	@echo "  make bench         Google Benchmark: ours vs OpenBLAS and libtorch, one thread (installs them) -> $(BENCH_BUILD)/bench.json"
 	@echo "  make train-anchor  chapter 40's decoder in libtorch, float32/float64 x 1/2 threads -> $(BENCH_BUILD)/train-anchor/"
 	@echo "  make clean         remove everything built in $(BUILD)/"
 	@echo "  make deps          install missing Debian packages (or print the command to run)"
 	@echo "Two builds in the same BUILD never run at once: the second waits for the first."
-	@echo "Variables: PYTHON=$(PYTHON) BUILD=$(BUILD) CXX=$(CXX) WERROR=$(WERROR) DEMO_TIMEOUT=$(DEMO_TIMEOUT)"
+	@echo "Variables: PYTHON=$(PYTHON) BUILD=$(BUILD) CXX=$(CXX) WERROR=$(WERROR) DEMO_TIMEOUT=$(DEMO_TIMEOUT) REPOSITORY_URL=$(REPOSITORY_URL)"
 
 deps: ## Install the Debian packages the build needs
 	@PYTHON=$(PYTHON) tools/install-deps
@@ -103,6 +108,17 @@ test: deps ## GoogleTest + chapter output checks + pytest
 check-html: ## The built book in headless Chromium (after make book)
 	@PYTHON=$(PYTHON) tools/install-deps chromium chromium-driver python3-selenium
 	@$(LOCK) && $(PYTHON) -m tools.check_html --html $(BUILD)/html --screenshots $(BUILD)/screenshots
+
+# The book as a PDF and an EPUB (tools/print_book.py), after the HTML book;
+# not part of `make book`. Both use Chromium (installed as for check-html);
+# the page count needs poppler-utils' pdfinfo.
+pdf: book ## The whole book as a PDF -> build/llm-from-scratch-cpp.pdf
+	@PYTHON=$(PYTHON) tools/install-deps chromium chromium-driver python3-selenium poppler-utils
+	@$(LOCK) && $(CMAKE_BUILD) pdf
+
+epub: book ## The whole book as an EPUB -> build/llm-from-scratch-cpp.epub
+	@PYTHON=$(PYTHON) tools/install-deps chromium chromium-driver python3-selenium
+	@$(LOCK) && $(CMAKE_BUILD) epub
 
 # The benchmarks build in their own directory with the anchors' packages,
 # which `make book` and `make test` never need (tools/debian-bench-packages.txt).

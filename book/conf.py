@@ -1,11 +1,16 @@
 """Sphinx configuration of the book "LLM from scratch in C++".
 
 The build (cmake/LlmBook.cmake) stages this folder beside the rendered chapter
-pages in build/book and runs ``sphinx-build -W`` with two environment variables:
-LLM_DOXYGEN_XML (Doxygen's XML for Breathe) and LLM_SOURCE_DIR (the repository).
-Everything comes from Debian packages, so the book builds offline.
+pages in build/book and runs ``sphinx-build -W`` with these environment variables:
+LLM_DOXYGEN_XML (Doxygen's XML for Breathe), LLM_SOURCE_DIR (the repository),
+and LLM_REPOSITORY_URL / LLM_REPOSITORY_BRANCH (where the book's source
+lives, for its "Repository" and "view source" links; ``make book
+REPOSITORY_URL=...`` sets them, see docs/html.md). Everything comes from Debian
+packages, so the book builds offline. The same configuration builds the EPUB
+(``make epub``: the builder's tag ``epub`` switches math to MathML).
 """
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -27,6 +32,7 @@ extensions = [
     "llm_book",
     "llm_links",
     "llm_html",
+    "llm_print",
 ]
 
 # MyST: $...$ and $$...$$ math, ::: fences.
@@ -55,6 +61,24 @@ nitpick_ignore_regex = [
 
 # Figures: Graphviz diagrams as SVG.
 graphviz_output_format = "svg"
+
+# Figures, tables and labelled equations are numbered, and the text cites them
+# with {numref}`ch12-exp-range` and {eq}`label`; llm_html puts the chapter's
+# number in front: "Figure 12.3", "(12.1)".
+numfig = True
+numfig_format = {"figure": "Figure %s", "table": "Table %s", "code-block": "Listing %s", "section": "Section %s"}
+math_numfig = True
+language = "en"
+
+# The repository the book is built from: its address (a forge's URL, or the
+# file:// URL of the checkout) and branch. cmake/LlmBook.cmake passes them;
+# the default is the checkout's git remote "origin", else the checkout itself.
+# cmake/LlmBookHtml.cmake writes _repository.json beside this file; the
+# environment variables LLM_REPOSITORY_URL and LLM_REPOSITORY_BRANCH override it.
+_repository_file = Path(__file__).parent / "_repository.json"
+_repository = json.loads(_repository_file.read_text(encoding="utf-8")) if _repository_file.is_file() else {}
+llm_repository_url = os.environ.get("LLM_REPOSITORY_URL") or _repository.get("url", "")
+llm_repository_branch = os.environ.get("LLM_REPOSITORY_BRANCH") or _repository.get("branch", "main")
 
 # Offline math: Debian's MathJax 2, copied into _static/mathjax by llm_book.
 # MyST would write a MathJax 3 configuration; MathJax 2 needs its own, which
@@ -110,3 +134,20 @@ bibtex_bibfiles = ["references.bib"]
 bibtex_reference_style = "author_year_round"
 bibtex_default_style = "plain"
 suppress_warnings = ["bibtex.duplicate_label"]
+
+# EPUB (make epub, tools/print_book.py): the HTML pages without the search page
+# and the index of names; math as MathML (llm_epub), the cover page first.
+epub_basename = "llm-from-scratch-cpp"
+epub_title = project
+epub_author = author
+epub_publisher = author
+epub_copyright = copyright
+epub_show_urls = "no"
+epub_use_index = False
+epub_exclude_files = ["search.html", "genindex.html", "print.html"]
+epub_css_files = ["book-epub.css"]
+epub_description = "A course book whose chapters are executable: a C++20 library from tensors to a decoder."
+if "tags" in globals() and tags.has("epub"):  # noqa: F821 (Sphinx defines tags; tools/print_book.py passes -t epub)
+    extensions.append("llm_epub")
+    html_math_renderer = "llm_mathml"
+    version = release = "1"

@@ -23,13 +23,10 @@ llm_library(llm_train_run SOURCES src/llm/training/train_run_*.cpp src/llm/train
 # program and test that reads it.
 set(LLM_TINY_SHAKESPEARE ${CMAKE_SOURCE_DIR}/data/tinyshakespeare/input.txt)
 
-foreach(test_source IN LISTS LLM_TEST_SOURCES)
-  get_filename_component(test_name ${test_source} NAME_WE)
-  if(test_name MATCHES "^(text_dataset|train_run_config|random_windows)_test$")
-    target_link_libraries(${test_name} PRIVATE llm_text_dataset llm_train_run)
-    target_compile_definitions(${test_name} PRIVATE
-                               LLM_TINY_SHAKESPEARE="${LLM_TINY_SHAKESPEARE}")
-  endif()
+llm_link_tests("/tests/(text/text_dataset|training/(train_run_config|random_windows))_test"
+               llm_text_dataset llm_train_run)
+foreach(test_name text_dataset_test train_run_config_test random_windows_test)
+  target_compile_definitions(${test_name} PRIVATE LLM_TINY_SHAKESPEARE="${LLM_TINY_SHAKESPEARE}")
 endforeach()
 
 # The anchor (make train-anchor): the same decoder, data and batches in the

@@ -143,7 +143,8 @@ article.querySelectorAll("figure, div.figure").forEach((figure, index) => {
   const alt = image.tagName === "IMG" ? image.alt : image.getAttribute("aria-label");
   if (!alt || /\.svg$/.test(alt)) found.figures.push(`figure ${index + 1} has no alt text`);
   const height = image.getBoundingClientRect().height;
-  if (!narrow && height > laptopHeight - 60) {
+  // A figure may be taller than the screen only where its labels need the height (data-llm-tall).
+  if (!narrow && height > laptopHeight - 60 && !image.hasAttribute("data-llm-tall")) {
     found.figures.push(`figure ${index + 1} is ${height.toFixed(0)} px tall: taller than a ${laptopHeight} px laptop screen`);
   }
 });
@@ -270,6 +271,160 @@ const inspect = () => {
     }
   });
   done(problems);
+};
+inspect();
+"""
+
+#: execute_script(OVERFLOW_PROBE): content cut at the current width. Walks the
+#: article from the outside in: an element wider than its column with no scroll
+#: box of its own is cut; an element that clips its overflow (hidden) cuts its
+#: content; a scroll box that hides content must show the cue book.js draws
+#: (its frame's data-llm-more). Returns the problems found, outermost first.
+OVERFLOW_PROBE = r"""
+if (window.LLM_BOOK) window.LLM_BOOK.refreshScrollBoxes();
+const article = document.querySelector("article") || document.body;
+const problems = [];
+const page = document.documentElement;
+if (page.scrollWidth > page.clientWidth + 1) {
+  problems.push(`the page scrolls sideways: ${page.scrollWidth} px wide in a ${page.clientWidth} px window`);
+}
+const column = article.getBoundingClientRect();
+const right = Math.min(column.right, page.clientWidth);
+const left = Math.max(column.left, 0);
+const skip = ".MJX_Assistive_MathML, .MathJax_Preview, .visually-hidden, script, style, a.headerlink, button.copybtn, .llm-skip-link";
+const describe = (element) => {
+  const named = element.closest("[id]");
+  const classes = typeof element.className === "string" && element.className.trim() ? "." + element.className.trim().split(/\s+/).slice(0, 2).join(".") : "";
+  const text = (element.textContent || "").trim().replace(/\s+/g, " ").slice(0, 40);
+  return `<${element.tagName.toLowerCase()}${classes}>${named ? ` in #${named.id}` : ""} "${text}"`;
+};
+const beyond = (rect) => rect.width > 0 && rect.height > 0 && (rect.right > right + 1 || rect.left < left - 1);
+const REPLACED = /^(IMG|OBJECT|SVG|CANVAS|VIDEO|IFRAME)$/i;
+// Whether text or an image of the subtree (outside nested scroll boxes) reaches past the column:
+// a box may reach past it (a heading's hover margin) while everything in it is visible.
+const contentBeyond = (element) => {
+  for (const node of element.childNodes) {
+    if (node.nodeType === Node.TEXT_NODE) {
+      if (!node.textContent.trim()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      if ([...range.getClientRects()].some(beyond)) return true;
+    } else if (node.nodeType === Node.ELEMENT_NODE && !node.matches(skip)) {
+      const style = getComputedStyle(node);
+      if (style.display === "none" || style.visibility === "hidden") continue;
+      if (REPLACED.test(node.tagName) || /(auto|scroll|hidden|clip)/.test(style.overflowX)) {
+        if (beyond(node.getBoundingClientRect())) return true;
+        continue;
+      }
+      if (contentBeyond(node)) return true;
+    }
+  }
+  return false;
+};
+const visit = (element) => {
+  if (element.matches(skip)) return;
+  const style = getComputedStyle(element);
+  if (style.display === "none" || style.visibility === "hidden" || style.position === "fixed") return;
+  const rect = element.getBoundingClientRect();
+  const scroller = /(auto|scroll)/.test(style.overflowX) && element !== article;
+  if (beyond(rect) && (REPLACED.test(element.tagName) || scroller || contentBeyond(element))) {
+    problems.push(`cut: ${describe(element)} spans ${rect.left.toFixed(0)} to ${rect.right.toFixed(0)} px, past the column (${left.toFixed(0)} to ${right.toFixed(0)} px), with no scroll box of its own`);
+    return;
+  }
+  const hidden = element.scrollWidth - element.clientWidth;
+  if (scroller) {
+    const frame = element.parentElement;
+    const cue = frame && frame.classList.contains("llm-scroll-frame") && /left|right/.test(frame.dataset.llmMore || "");
+    if (hidden > 1 && !cue) problems.push(`no cue: ${describe(element)} scrolls ${hidden} px sideways without the shadow that shows more is hidden`);
+    return;
+  }
+  if (/(hidden|clip)/.test(style.overflowX) && hidden > 1 && element.clientWidth > 0) {
+    problems.push(`clipped: ${describe(element)} hides ${hidden} px (overflow ${style.overflowX})`);
+    return;
+  }
+  for (const child of element.children) visit(child);
+};
+for (const child of article.children) visit(child);
+return problems;
+"""
+
+#: execute_script(FIGURE_PROBE): [file URL, rendered width, figure number] of every figure's image.
+FIGURE_PROBE = r"""
+return [...document.querySelectorAll("article figure img, article object.graphviz")]
+  .filter((image) => image.getBoundingClientRect().width > 0)
+  .map((image, index) => [image.tagName === "IMG" ? image.src : image.data, image.getBoundingClientRect().width, index + 1]);
+"""
+
+#: execute_async_script(NAVIGATION_PROBE, width): the skip link, anchors below the
+#: sticky header, the page contents at 1280 px, exercise and answer links.
+NAVIGATION_PROBE = r"""
+const width = arguments[0];
+const done = arguments[arguments.length - 1];
+const problems = [];
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+(async () => {
+  const first = [...document.querySelectorAll("a[href], button, input, [tabindex]")]
+    .find((element) => element.tabIndex >= 0 && !element.closest("[aria-hidden=true]"));
+  if (!first || !first.matches("a.llm-skip-link")) problems.push(`the first tab stop is ${first ? first.outerHTML.slice(0, 60) : "nothing"}, not the skip link`);
+  else {
+    const target = document.querySelector(first.getAttribute("href"));
+    if (!target || !target.closest("article")) problems.push("the skip link does not lead into the article");
+  }
+  if (width >= 1280) {
+    const contents = document.querySelector(".toc-drawer");
+    const box = contents && contents.getBoundingClientRect();
+    if (document.querySelector(".toc-tree a") && !(box && box.width > 100 && box.left < window.innerWidth && box.right <= window.innerWidth + 1)) {
+      problems.push("'On this page' is not visible");
+    }
+  }
+  // Anchor jumps: the target's top must be below the sticky header, if any.
+  const header = document.querySelector(".mobile-header");
+  const headerBottom = header && getComputedStyle(header).display !== "none" ? header.getBoundingClientRect().bottom : 0;
+  const targets = [...document.querySelectorAll("article section[id] > h2, article section[id]")].slice(2, 4);
+  for (const target of targets) {
+    const section = target.closest("section[id]");
+    window.location.hash = section.id;
+    await pause(150);
+    const top = (section.querySelector("h2, h3") || section).getBoundingClientRect().top;
+    if (top < headerBottom - 1) problems.push(`#${section.id} lands at ${top.toFixed(0)} px, under the header that ends at ${headerBottom.toFixed(0)} px`);
+  }
+  // An exercise links to its answer, which opens; the answer links back.
+  const toAnswer = document.querySelector("a.llm-to-answer");
+  const answers = document.querySelectorAll("details.answer").length;
+  if (answers && !toAnswer) problems.push("no exercise links to its answer");
+  if (toAnswer) {
+    toAnswer.click();
+    await pause(150);
+    const answer = document.getElementById(decodeURIComponent(toAnswer.hash.slice(1)));
+    if (!answer || !answer.open) problems.push(`following ${toAnswer.getAttribute("href")} does not open the answer`);
+    else if (!answer.querySelector("a.llm-to-exercise")) problems.push("the answer does not link back to its exercise");
+    if (answer) answer.open = false;
+  }
+  history.replaceState(null, "", window.location.pathname);
+  done(problems);
+})();
+"""
+
+#: execute_async_script(LANDING_PROBE, phrase): after a search, what the results say about
+#: where they land: [title, href, page text holds the phrase] of each result.
+LANDING_PROBE = r"""
+const done = arguments[arguments.length - 1];
+const phrase = arguments[0].toLowerCase();
+const started = Date.now();
+const inspect = () => {
+  const items = [...document.querySelectorAll("#search-results ul.search li")];
+  const finished = /finished|found|did not match/i.test((document.querySelector("#search-results p.search-summary") || {}).textContent || "");
+  if (!finished && Date.now() - started < 15000) { setTimeout(inspect, 20); return; }
+  const texts = window.LLM_SEARCH_TEXT || {};
+  // From the start of the page's navigation: loading the index and the text, and the search.
+  const seconds = performance.now() / 1000;
+  const pattern = new RegExp(phrase.split(/[\s-]+/).join("[\\s\\-]?"), "i");
+  done({seconds, results: items.map((item) => {
+    const link = item.querySelector("a");
+    const page = decodeURIComponent(link.getAttribute("href").split("#")[0].replace(/\.html$/, ""));
+    const sections = texts[page] || [];
+    return [link.textContent, link.getAttribute("href"), pattern.test(sections.map((s) => s[1] + " " + s[2]).join(" "))];
+  })});
 };
 inspect();
 """

@@ -33,21 +33,29 @@ from __future__ import annotations
 
 import argparse
 import base64
+import os
 import re
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from tools import html_static
-from tools.browser_checks import COPY_PROBE, PAGE_PROBE, SEARCH_PROBE, THEME_PROBE
+from tools.browser_checks import (
+    COPY_PROBE, FIGURE_PROBE, LANDING_PROBE, NAVIGATION_PROBE, OVERFLOW_PROBE, PAGE_PROBE, SEARCH_PROBE, THEME_PROBE,
+)
 
 #: The widths of the screenshots and layout checks: a laptop and a phone.
 WIDE, NARROW = 1280, 390
-#: A laptop screen's height: a figure must fit in it.
+#: A laptop screen's height: a figure must fit in it, unless its labels need more.
 LAPTOP_HEIGHT = 800
+#: The least size of a figure's smallest label, in CSS pixels, at WIDE and at NARROW
+#: (book/_ext/llm_html.py sizes figures to meet them).
+LEAST_LABEL_WIDE, LEAST_LABEL_NARROW = 9.0, 8.0
 #: The flags Chromium needs here: no sandbox as root, no GPU, no network chatter.
 CHROMIUM_FLAGS = (
     "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -181,12 +189,123 @@ def _trim_top(path: Path, pixels: int) -> None:
 
 
 def book_pages(html_dir: Path) -> list[Path]:
-    """Every page of the book: chapters, reference pages, index, search, source pages."""
-    return sorted(path for path in html_dir.rglob("*.html") if "_static" not in path.parts)
+    """Every page of the book: chapters, reference pages, index, search, source pages.
+
+    The print view (``print.html``, every chapter again on one page) is left
+    to the static checks and ``make pdf``: its chapters are checked here one by one.
+    """
+    return sorted(path for path in html_dir.rglob("*.html")
+                  if "_static" not in path.parts and path.relative_to(html_dir) != Path("print.html"))
 
 
-def run(html_dir: Path, screenshots: Path | None, root: Path) -> Report:
-    """Runs every check over the book in ``html_dir``; returns the report."""
+#: The kinds of per-page findings, in report order, with their labels.
+PAGE_CHECKS = {
+    "console": "no console errors on any page",
+    "math": "math typeset, no raw TeX, no MathJax errors",
+    "symbol tables": "symbol tables: meaning column wider; numbers never wrap",
+    "answers": "answers collapsed at load and open on click",
+    "copy": "copied code has no line numbers",
+    "copy button": "copy buttons never cover code",
+    "figures": "figures have alt text and a full-size link; diagrams keep their size on a phone",
+    "overflow": f"nothing cut at {WIDE} and {NARROW} px: wide content scrolls in its own box, with a cue",
+    "figure text": f"figure labels at least {LEAST_LABEL_WIDE:g} px at {WIDE} px and {LEAST_LABEL_NARROW:g} px at {NARROW} px",
+}
+
+
+@dataclass
+class PageFindings:
+    """What the per-page checks found on a share of the pages."""
+
+    problems: dict[str, list[str]] = field(default_factory=lambda: {kind: [] for kind in PAGE_CHECKS})
+    api_links: dict[str, dict[str, set[str]]] = field(default_factory=dict)
+    screenshots: int = 0
+    pages: int = 0
+
+    def merge(self, other: "PageFindings") -> None:
+        for kind, messages in other.problems.items():
+            self.problems[kind].extend(messages)
+        for target, anchors in other.api_links.items():
+            for anchor, chapters in anchors.items():
+                self.api_links.setdefault(target, {}).setdefault(anchor, set()).update(chapters)
+        self.screenshots += other.screenshots
+        self.pages += other.pages
+
+
+def figure_text_problems(driver: Any, least: float, width: int) -> list[str]:
+    """Figures whose smallest label is rendered below ``least`` CSS pixels at this width."""
+    problems = []
+    for source, rendered, number in driver.execute_script(FIGURE_PROBE):
+        path = Path(unquote(urlsplit(source).path))
+        try:
+            metrics = html_static.svg_text_metrics(path) if path.suffix == ".svg" else None
+        except OSError:
+            problems.append(f"figure {number}: cannot read {path.name}")
+            continue
+        if metrics is None:
+            continue
+        size = metrics.label_px(rendered)
+        if size < least - 0.05:
+            problems.append(
+                f"figure {number} ({path.name}): smallest label {size:.1f} px at {width} px "
+                f"(shown {rendered:.0f} px wide; needs {metrics.width_for_label(least):.0f} px for {least:g} px)"
+            )
+    return problems
+
+
+def check_pages(pages: list[Path], html_dir: Path, root: Path, screenshots: Path | None, chapters: set[Path],
+                label: str = "") -> PageFindings:
+    """Opens each page once in its own browser and checks it at 1280 px, then, without
+    reloading, at 390 px (the layout reflows; MathJax's output does not change)."""
+    found = PageFindings()
+    driver = start_browser()
+    try:
+        set_viewport(driver, WIDE, dark=False)
+        for count, page in enumerate(pages, start=1):
+            name = str(page.relative_to(html_dir))
+            if count % 50 == 0:
+                progress(f"{label}{count} of {len(pages)} pages")
+            for message in open_page(driver, page.as_uri()):
+                found.problems["console"].append(f"{name}: {message}")
+            for width, narrow in ((WIDE, False), (NARROW, True)):
+                if narrow:
+                    set_viewport(driver, NARROW)
+                    time.sleep(0.15)
+                where = f"{name} at {width} px"
+                for kind, messages in driver.execute_script(PAGE_PROBE, LAPTOP_HEIGHT, narrow).items():
+                    found.problems[kind].extend(f"{where}: {message}" for message in messages)
+                found.problems["overflow"].extend(f"{where}: {m}" for m in driver.execute_script(OVERFLOW_PROBE))
+                least = LEAST_LABEL_NARROW if narrow else LEAST_LABEL_WIDE
+                found.problems["figure text"].extend(f"{name}: {m}" for m in figure_text_problems(driver, least, width))
+                if narrow:
+                    found.problems["figures"].extend(f"{name}: {m}" for m in check_graphviz_natural_size(driver, page))
+                if page in chapters and screenshots is not None:
+                    found.screenshots += take_screenshots(driver, page, screenshots, width)
+                if not narrow:
+                    if name.startswith("_source/") or page in chapters:
+                        found.problems["copy"].extend(f"{name}: {m}" for m in check_copy(driver, page, html_dir, root))
+                    if page in chapters:
+                        for address in driver.execute_script(API_LINKS):
+                            target, _, anchor = address.partition("#")
+                            found.api_links.setdefault(target, {}).setdefault(anchor, set()).add(page.name)
+            set_viewport(driver, WIDE)
+            found.pages += 1
+    finally:
+        driver.quit()
+    return found
+
+
+def shares(pages: list[Path], jobs: int) -> list[list[Path]]:
+    """``pages`` dealt into ``jobs`` shares of about equal work (big pages first, round robin)."""
+    ordered = sorted(pages, key=lambda path: path.stat().st_size, reverse=True)
+    return [share for share in (ordered[index::jobs] for index in range(jobs)) if share]
+
+
+def run(html_dir: Path, screenshots: Path | None, root: Path, jobs: int = 2) -> Report:
+    """Runs every check over the book in ``html_dir``; returns the report.
+
+    The pages are shared among ``jobs`` browsers that run at once; the checks
+    of the whole book (API backlinks, theme, search) run in one browser after.
+    """
     report = Report()
     progress("static checks of every page")
     problems, references = html_static.check_book(html_dir)
@@ -194,65 +313,34 @@ def run(html_dir: Path, screenshots: Path | None, root: Path) -> Report:
         report.check(f"static: {check}s ({references} references)" if "link" in check else f"static: {check}s",
                      [f"{p.page}: {p.message}" for p in problems if p.check == check])
     pages = book_pages(html_dir)
-    chapters = [page for page in pages if page.parent.name == "chapters"]
-    taken = 0
+    chapters = {page for page in pages if page.parent.name == "chapters"}
     if screenshots is not None:
         for old in screenshots.glob("*.png"):
             old.unlink()  # no stale parts of a page that became shorter
+    progress(f"{len(pages)} pages at {WIDE} and {NARROW} px in {jobs} browser{'s' if jobs > 1 else ''}")
+    found = PageFindings()
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(check_pages, share, html_dir, root, screenshots, chapters, f"browser {index + 1}: ")
+                   for index, share in enumerate(shares(pages, jobs))]
+        for future in futures:
+            found.merge(future.result())
+    for kind, label in PAGE_CHECKS.items():
+        report.check(f"{label} ({found.pages} pages)", found.problems[kind])
     driver = start_browser()
     try:
-        set_viewport(driver, WIDE, dark=False)
-        api_links: dict[str, dict[str, set[str]]] = {}  # API page -> anchor -> chapter pages naming it
-        per_page: dict[str, list[str]] = {name: [] for name in (
-            "console", "math", "symbol tables", "answers", "copy", "copy button", "figures")}
-        progress(f"{len(pages)} pages at {WIDE} px")
-        for page in pages:
-            name = str(page.relative_to(html_dir))
-            for message in open_page(driver, page.as_uri()):
-                per_page["console"].append(f"{name}: {message}")
-            found = driver.execute_script(PAGE_PROBE, LAPTOP_HEIGHT)
-            for kind, messages in found.items():
-                per_page[kind].extend(f"{name}: {message}" for message in messages)
-            if name.startswith("_source/") or page in chapters:
-                per_page["copy"].extend(f"{name}: {m}" for m in check_copy(driver, page, html_dir, root))
-            if page in chapters:
-                for address in driver.execute_script(API_LINKS):
-                    target, _, anchor = address.partition("#")
-                    api_links.setdefault(target, {}).setdefault(anchor, set()).add(page.name)
-                if screenshots is not None:
-                    taken += take_screenshots(driver, page, screenshots, WIDE)
-        progress(f"{len(chapters)} chapters at {NARROW} px")
-        for page in chapters:
-            name = str(page.relative_to(html_dir))
-            set_viewport(driver, NARROW)
-            open_page(driver, page.as_uri())
-            found = driver.execute_script(PAGE_PROBE, LAPTOP_HEIGHT, True)
-            for kind, messages in found.items():
-                per_page[kind].extend(f"{name} at {NARROW} px: {message}" for message in messages)
-            per_page["figures"].extend(f"{name}: {m}" for m in check_graphviz_natural_size(driver, page))
-            if screenshots is not None:
-                taken += take_screenshots(driver, page, screenshots, NARROW)
-            set_viewport(driver, WIDE)
-        labels = {
-            "console": "no console errors on any page",
-            "math": "math typeset, no raw TeX, no MathJax errors",
-            "symbol tables": "symbol tables: meaning column wider; numbers never wrap",
-            "answers": "answers collapsed at load and open on click",
-            "copy": "copied code has no line numbers",
-            "copy button": "copy buttons never cover code",
-            "figures": "figures fit a laptop screen and keep their size on a phone",
-        }
-        for kind, label in labels.items():
-            report.check(f"{label} ({len(pages)} pages)", per_page[kind])
-        report.check("API entries named in a chapter link back to it", check_used_in(driver, api_links))
-        progress("theme, search, index")
-        report.check("theme: toggle, dark mode, back-to-top, contents highlight", check_theme(driver, html_dir, chapters))
+        progress("API backlinks, theme, search, index")
+        report.check("API entries named in a chapter link back to it", check_used_in(driver, found.api_links))
+        report.check("theme: toggle, dark mode, back-to-top, contents highlight", check_theme(driver, html_dir, sorted(chapters)))
         report.check("search from file://: snippets, no TeX, no duplicates", check_search(driver, html_dir))
+        report.check("search lands: phrases, sections, glossary terms, chapters above the API",
+                     check_search_landing(driver, html_dir))
         report.check("index of names reachable from the sidebar", check_index_link(driver, html_dir))
-        if screenshots is not None:
-            print(f"check-html: {taken} screenshots -> {screenshots}")
+        report.check("navigation: arrow keys, skip link, anchors below the header, contents at 1280 px",
+                     check_navigation(driver, html_dir, sorted(chapters)))
     finally:
         driver.quit()
+    if screenshots is not None:
+        print(f"check-html: {found.screenshots} screenshots -> {screenshots}")
     return report
 
 
@@ -351,12 +439,77 @@ def check_search(driver: Any, html_dir: Path) -> list[str]:
     return problems
 
 
+def check_search_landing(driver: Any, html_dir: Path) -> list[str]:
+    """Search lands where it should: a hyphenated term matches as written and each
+    chapter result opens a section; glossary hits carry their term; for a term
+    a chapter teaches, that chapter ranks above the API reference."""
+    problems = []
+    for query in ("log-sum-exp", "softmax", "stride"):
+        open_page(driver, (html_dir / "search.html").as_uri() + f"?q={query}")
+        outcome = driver.execute_async_script(LANDING_PROBE, query)
+        results = outcome["results"]
+        if not results:
+            problems.append(f"search {query!r}: no results")
+            continue
+        if outcome["seconds"] > 1.0:
+            problems.append(f"search {query!r}: took {outcome['seconds']:.2f} s from file://")
+        for title, href, has_phrase in results:
+            if href.startswith("chapters/") and "#" not in href:
+                problems.append(f"search {query!r}: the chapter result {title!r} opens the page top ({href})")
+            if "-" in query and href.startswith("chapters/") and not has_phrase:
+                problems.append(f"search {query!r}: {title!r} does not contain {query!r}")
+            if href.startswith("glossary.html#term-") and not title.startswith("Glossary ›"):
+                problems.append(f"search {query!r}: the glossary hit {href} is titled {title!r}, not with its term")
+        first_api = next((index for index, (_, href, _) in enumerate(results) if href.startswith("api/")), len(results))
+        first_chapter = next((index for index, (_, href, _) in enumerate(results) if href.startswith("chapters/")), len(results))
+        if first_api < first_chapter:
+            problems.append(f"search {query!r}: an API entry ({results[first_api][0]!r}) ranks above every chapter")
+    return problems
+
+
 def check_index_link(driver: Any, html_dir: Path) -> list[str]:
     open_page(driver, (html_dir / "index.html").as_uri())
     links = driver.execute_script(
         "return [...document.querySelectorAll('.sidebar-drawer a')].filter(a => a.href.endsWith('/genindex.html')).length"
     )
     return [] if links else ["the sidebar has no link to genindex.html"]
+
+
+def check_navigation(driver: Any, html_dir: Path, chapters: list[Path]) -> list[str]:
+    """Arrow keys open the previous and next page (not while typing in the search
+    box); the skip link is the first tab stop and leads to the text; an anchor
+    jump lands below the phone's sticky header; "On this page" is visible at 1280 px."""
+    if len(chapters) < 3:
+        return []
+    page = chapters[len(chapters) // 2]
+    problems: list[str] = []
+    set_viewport(driver, WIDE)
+    open_page(driver, page.as_uri())
+    result = driver.execute_async_script(NAVIGATION_PROBE, WIDE)
+    problems.extend(f"{page.name} at {WIDE} px: {m}" for m in result)
+    from selenium.webdriver.common.keys import Keys
+
+    for key, relation in ((Keys.ARROW_RIGHT, "next"), (Keys.ARROW_LEFT, "prev")):
+        open_page(driver, page.as_uri())
+        expected = driver.execute_script(f"const l = document.querySelector('link[rel=\"{relation}\"]'); return l && l.href")
+        driver.find_element("css selector", "body").send_keys(key)
+        time.sleep(0.5)
+        if expected and driver.current_url.split("#")[0] != expected.split("#")[0]:
+            problems.append(f"{page.name}: the {relation} arrow key stays on {driver.current_url.rsplit('/', 1)[-1]}, not {expected.rsplit('/', 1)[-1]}")
+    open_page(driver, page.as_uri())
+    box = driver.execute_script("return [...document.querySelectorAll('input[name=q]')].find(i => i.offsetParent !== null)")
+    if box is not None:
+        box.click()
+        box.send_keys(Keys.ARROW_RIGHT)
+        time.sleep(0.3)
+        if driver.current_url.split("#")[0] != page.as_uri():
+            problems.append(f"{page.name}: an arrow key typed in the search box changed the page")
+    set_viewport(driver, NARROW)
+    open_page(driver, page.as_uri())
+    result = driver.execute_async_script(NAVIGATION_PROBE, NARROW)
+    problems.extend(f"{page.name} at {NARROW} px: {m}" for m in result)
+    set_viewport(driver, WIDE)
+    return problems
 
 
 def take_screenshots(driver: Any, page: Path, folder: Path, width: int) -> int:
@@ -377,13 +530,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--html", type=Path, required=True, help="the built book (build/html)")
     parser.add_argument("--screenshots", type=Path, help="save chapter screenshots here")
     parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[1], help="the repository")
+    parser.add_argument("--jobs", type=int, default=int(os.environ.get("CHECK_HTML_JOBS", "2")),
+                        help="browsers that check pages at once (default 2, or CHECK_HTML_JOBS)")
     args = parser.parse_args(argv)
     html_dir = args.html.resolve()
     if not (html_dir / "index.html").exists():
         print(f"check-html: no book at {html_dir}; run: make book", file=sys.stderr)
         return 2
     started = time.monotonic()
-    report = run(html_dir, args.screenshots.resolve() if args.screenshots else None, args.root.resolve())
+    report = run(html_dir, args.screenshots.resolve() if args.screenshots else None, args.root.resolve(), max(1, args.jobs))
     for name in report.passed:
         print(f"ok   {name}")
     print(f"check-html: {time.monotonic() - started:.0f} s")

@@ -92,8 +92,29 @@ def fence(body: str) -> str:
     return "`" * max(3, longest + 1)
 
 
+#: The smallest font size a figure's label is drawn at, in points (1 pt = 4/3 CSS px at
+#: natural size). The HTML frame shows a figure no smaller than keeps its smallest label
+#: at 9 px on a laptop and 8 px on a phone (book/_ext/llm_html.py); labels of at least
+#: this size let most figures fit their column at that scale. Smaller sizes a chapter
+#: asks for are raised to it, in DOT source and in matplotlib figures alike.
+LEAST_FONT_POINTS = 10.0
+
+_DOT_FONTSIZE = re.compile(r"(\bfontsize\s*=\s*\"?)(\d+(?:\.\d+)?)")
+
+
+def readable_dot(dot: str) -> str:
+    """``dot`` with every ``fontsize`` below LEAST_FONT_POINTS raised to it, and
+    Graphviz's default (14 pt) kept where none is given."""
+    return _DOT_FONTSIZE.sub(
+        lambda match: match.group(1) + (f"{LEAST_FONT_POINTS:g}" if float(match.group(2)) < LEAST_FONT_POINTS else match.group(2)),
+        dot,
+    )
+
+
 def graphviz(dot: str, caption: str, name: str, alt: str | None = None) -> str:
     """A Graphviz figure from DOT source, as a MyST ``graphviz`` directive.
+
+    Font sizes below LEAST_FONT_POINTS are raised to it (:func:`readable_dot`).
 
     Args:
         dot: a complete ``digraph``/``graph`` in the DOT language.
@@ -107,7 +128,7 @@ def graphviz(dot: str, caption: str, name: str, alt: str | None = None) -> str:
     alt_text = alt if alt is not None else plain_text(caption)
     return (
         f"{ticks}{{graphviz}}\n:caption: {option_text(caption)}\n:name: {label}\n:align: center\n"
-        f":alt: {option_text(alt_text)}\n\n{dot.rstrip()}\n{ticks}\n"
+        f":alt: {option_text(alt_text)}\n\n{readable_dot(dot).rstrip()}\n{ticks}\n"
     )
 
 
@@ -160,13 +181,20 @@ def matplotlib_svg(figure: Any) -> str:
     """SVG text of a matplotlib figure, byte-identical across runs.
 
     The date metadata is dropped and element ids are derived from a fixed salt,
-    so an unchanged plot rewrites an unchanged file.
+    so an unchanged plot rewrites an unchanged file. Labels are written as SVG
+    text (``svg.fonttype: none``: searchable, selectable, and measurable by
+    the HTML frame and ``make check-html``), none smaller than
+    LEAST_FONT_POINTS.
     """
     import matplotlib
+    from matplotlib.text import Text
 
-    matplotlib.rcParams["svg.hashsalt"] = "llm-from-scratch"
+    for text in figure.findobj(Text):
+        if text.get_text().strip() and text.get_fontsize() < LEAST_FONT_POINTS:
+            text.set_fontsize(LEAST_FONT_POINTS)
     buffer = io.StringIO()
-    figure.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
+    with matplotlib.rc_context({"svg.hashsalt": "llm-from-scratch", "svg.fonttype": "none"}):
+        figure.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
     return buffer.getvalue()
 
 

@@ -12,10 +12,16 @@ Over every ``.html`` file under the output folder:
   link or button there needs ``tabindex="-1"``).
 
 Each problem is a :class:`Problem` naming the page and what is wrong.
+
+:func:`svg_text_metrics` measures a figure's SVG file: its smallest label and
+its size, from which the HTML frame (book/_ext/llm_html.py) sets the least
+width a figure is shown at and ``make check-html`` computes the rendered size
+of that label.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -142,3 +148,85 @@ def check_book(html_dir: Path) -> tuple[list[Problem], int]:
                 if fragment not in ids:
                     problems.append(Problem(name, "broken anchor", f"<a href={value!r}>: no id {fragment!r} in {target.name}"))
     return problems, checked
+
+
+# -- figure labels -------------------------------------------------------------------
+
+#: CSS pixels per unit of an SVG length.
+_UNITS = {"": 1.0, "px": 1.0, "pt": 4 / 3, "pc": 16.0, "in": 96.0, "cm": 96 / 2.54, "mm": 96 / 25.4}
+_LENGTH = re.compile(r"\s*([\d.]+)\s*(px|pt|pc|in|cm|mm)?\s*$")
+_SVG_TAG = re.compile(r"<svg\b[^>]*>", re.S)
+_TEXT = re.compile(r"<text\b([^>]*)>(.*?)</text>", re.S)
+_FONT_SIZES = (
+    re.compile(r'font-size="([\d.]+)(px|pt)?"'),
+    re.compile(r"font-size:\s*([\d.]+)(px|pt)?"),
+    re.compile(r"font:\s*(?:(?:italic|oblique|normal|bold|bolder|lighter|small-caps|\d00)\s+)*([\d.]+)(px|pt)"),
+)
+_GRAPH_SCALE = re.compile(r'<g id="graph0"[^>]*transform="scale\(([\d.]+)')
+
+
+@dataclass(frozen=True)
+class SvgTextMetrics:
+    """The labels and size of one SVG figure.
+
+    Attributes:
+        least_font: the smallest label's font size in the SVG's own units
+            (scaled by the drawing's top-level scale).
+        view_width: the width of the SVG's coordinate system (its viewBox).
+        natural_width, natural_height: its size in CSS pixels when shown unscaled.
+    """
+
+    least_font: float
+    view_width: float
+    natural_width: float
+    natural_height: float
+
+    def label_px(self, rendered_width: float) -> float:
+        """The smallest label's size in CSS pixels when the figure is ``rendered_width`` px wide."""
+        return self.least_font * rendered_width / self.view_width
+
+    def width_for_label(self, pixels: float) -> float:
+        """The rendered width at which the smallest label is ``pixels`` CSS pixels."""
+        return pixels * self.view_width / self.least_font
+
+
+def _length_px(value: str | None) -> float | None:
+    match = _LENGTH.match(value or "")
+    return float(match.group(1)) * _UNITS[match.group(2) or ""] if match else None
+
+
+def svg_text_metrics(path: Path) -> SvgTextMetrics | None:
+    """The smallest label and the size of the SVG file at ``path``.
+
+    Reads the font sizes Graphviz (``font-size="11.00"``) and matplotlib
+    (``style="font: 10px 'DejaVu Sans'"``) write on their ``<text>`` elements.
+    Returns None for a drawing without text labels or without a readable size.
+    Raises OSError if the file cannot be read.
+    """
+    text = path.read_text(encoding="utf-8", errors="replace")
+    tag = _SVG_TAG.search(text)
+    if tag is None:
+        return None
+    attributes = dict(re.findall(r'([\w:-]+)="([^"]*)"', tag.group(0)))
+    width, height = _length_px(attributes.get("width")), _length_px(attributes.get("height"))
+    view = [float(v) for v in re.split(r"[\s,]+", attributes.get("viewBox", "").strip()) if v] or None
+    if view is not None and len(view) == 4:
+        view_width, view_height = view[2], view[3]
+        width = width or view_width
+        height = height or view_height
+    elif width and height:
+        view_width = width / _UNITS[_LENGTH.match(attributes["width"]).group(2) or ""]
+    else:
+        return None
+    sizes: list[float] = []
+    for match in _TEXT.finditer(text):
+        if not re.sub(r"<[^>]+>", "", match.group(2)).strip():
+            continue  # an empty label draws nothing
+        for pattern in _FONT_SIZES:
+            for size, unit in pattern.findall(match.group(1) + match.group(2)):
+                sizes.append(float(size) * (4 / 3 if unit == "pt" else 1.0))
+    if not sizes or not width or not height:
+        return None
+    scale = _GRAPH_SCALE.search(text)
+    least = min(sizes) * (float(scale.group(1)) if scale else 1.0)
+    return SvgTextMetrics(least, view_width, width, height)

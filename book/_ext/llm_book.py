@@ -192,8 +192,12 @@ class details(nodes.General, nodes.Element):
 
 
 def visit_details(translator: Any, node: details) -> None:
+    ids = node.get("ids", [])
+    identifier = f' id="{html.escape(ids[0])}"' if ids else ""
+    if translator.builder.name == "epub":  # an e-book shows its answers (llm_epub)
+        identifier += ' open="open"'
     translator.body.append(
-        f'<details class="answer"><summary>{html.escape(node["summary"])}</summary>\n'
+        f'<details class="answer"{identifier}><summary>{html.escape(node["summary"])}</summary>\n'
     )
 
 
@@ -363,9 +367,25 @@ def header_entities(xml_dir: Path, header: str) -> tuple[list[str], list[Path]]:
 
 
 class ApiHeaderDirective(SphinxDirective):
-    """``{api-header} llm/tensor/tensor.hpp``: everything the header declares, via Breathe."""
+    """``{api-header} llm/tensor/tensor.hpp``: everything the header declares, via Breathe,
+    under links to the header's source page and its ``.cpp`` file's, if it has one."""
 
     required_arguments = 1
+
+    def source_links(self, header: str) -> nodes.paragraph:
+        paragraph = nodes.paragraph("", "", classes=["llm-api-source"])
+        paragraph += nodes.Text("Source: ")
+        header_path = f"src/{header}"
+        paths = [header_path] + [
+            candidate for candidate in (header_path.removesuffix(".hpp") + ".cpp",)
+            if candidate != header_path and (source_root() / candidate).is_file()
+        ]
+        for position, path in enumerate(paths):
+            if position:
+                paragraph += nodes.Text(" · ")
+            uri = self.env.app.builder.get_relative_uri(self.env.docname, source_page(path))
+            paragraph += nodes.reference("", "", nodes.literal(Path(path).name, Path(path).name), refuri=uri)
+        return paragraph
 
     def run(self) -> list[nodes.Node]:
         header = self.arguments[0]
@@ -376,6 +396,7 @@ class ApiHeaderDirective(SphinxDirective):
             self.env.note_dependency(str(path))
         section = nodes.section(ids=[nodes.make_id(f"api-{header}")])
         section += nodes.title(header, "", nodes.literal(header, header))
+        section += self.source_links(header)
         text = "\n\n".join(directives_)
         from docutils.statemachine import StringList
 
@@ -404,10 +425,30 @@ def merge_sources(app: Sphinx, env: Any, docnames: set[str], other: Any) -> None
         env.llm_book_parts = other.llm_book_parts
 
 
+#: Library files published as source pages whether or not a chapter lists them.
+LIBRARY_SOURCES = ("src/llm/**/*.hpp", "src/llm/**/*.cpp")
+
+
+def published_sources(app: Sphinx) -> list[str]:
+    """Every file with a source page: each listed file, every library file, and the
+    file each page of the book is made from (``chapters/NN-slug/chapter.md``, ``book/*.md``)."""
+    paths = set().union(*getattr(app.env, "llm_listing_sources", {}).values())
+    root = source_root()
+    for pattern in LIBRARY_SOURCES:
+        paths.update(str(path.relative_to(root)) for path in root.glob(pattern) if path.is_file())
+    for docname in app.env.found_docs:
+        match = re.fullmatch(r"chapters/(\d\d-[a-z0-9-]+)", docname)
+        candidate = f"chapters/{match.group(1)}/chapter.md" if match else f"book/{docname}.md"
+        if (root / candidate).is_file():
+            paths.add(candidate)
+    return sorted(paths)
+
+
 def collect_source_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
-    """Publishes each listed source file, highlighted, with ``L-<n>`` line anchors."""
-    paths = sorted(set().union(*getattr(app.env, "llm_listing_sources", {}).values()))
-    for recorded in paths:
+    """Publishes each source file, highlighted, with ``L-<n>`` line anchors."""
+    if app.builder.name != "html":
+        return
+    for recorded in published_sources(app):
         # Checked again: an environment pickled by an older build may hold any path.
         path = checked_source_path(recorded)
         if path is None or path != recorded:
@@ -461,6 +502,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_node(
         details,
         html=(visit_details, depart_details),
+        epub=(visit_details, depart_details),
         latex=(skip_details, skip_details),
         text=(skip_details, skip_details),
         man=(skip_details, skip_details),

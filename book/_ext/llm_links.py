@@ -296,6 +296,16 @@ def listings_of(env: Any, path: str) -> list[tuple[str, ListingRecord]]:
     ]
 
 
+def lexer_for(path: str) -> Any:
+    """The Pygments lexer for a source page: C++, Markdown (chapter pages), Python or CMake."""
+    from pygments.lexers import CMakeLexer, MarkdownLexer, PythonLexer, TextLexer
+
+    suffix = Path(path).suffix
+    if suffix in (".hpp", ".cpp", ".inc", ".h"):
+        return CppLexer()
+    return {".md": MarkdownLexer, ".py": PythonLexer, ".cmake": CMakeLexer, ".txt": TextLexer}.get(suffix, TextLexer)()
+
+
 def source_page_body(app: Sphinx, page: str, path: str, text: str) -> str:
     """The HTML body of a highlighted source page: the chapters that list it,
     then the code with line numbers in their own column.
@@ -304,7 +314,7 @@ def source_page_body(app: Sphinx, page: str, path: str, text: str) -> str:
     to its line that is not a tab stop (the column is hidden from screen
     readers, the code itself is not).
     """
-    code = highlight(text, CppLexer(), HtmlFormatter(nowrap=True)).split("\n")
+    code = highlight(text, lexer_for(path), HtmlFormatter(nowrap=True)).split("\n")
     if code and code[-1] == "":
         code.pop()
     lines = "".join(f'<span class="llm-line" id="L-{n}">{line}</span>\n' for n, line in enumerate(code, start=1))
@@ -327,8 +337,12 @@ def source_page_body(app: Sphinx, page: str, path: str, text: str) -> str:
         '<div class="llm-source-listed"><p>Listed in the book:</p><ul>' + "".join(items) + "</ul></div>"
         if items else ""
     )
+    from llm_html import repository_file_url
+
+    remote = repository_file_url(app, path)
+    elsewhere = f'<p class="llm-source-remote"><a class="reference external" href="{html.escape(remote)}">This file in the repository</a></p>' if remote else ""
     return (
-        f"<h1>{html.escape(path)}</h1>{shown}"
+        f"<h1>{html.escape(path)}</h1>{shown}{elsewhere}"
         '<div class="llm-listing-body llm-source">'
         f'<pre class="llm-linenos" aria-hidden="true">{numbers}</pre>'
         f'<div class="highlight-cpp notranslate"><div class="highlight"><pre>{lines}</pre></div></div>'

@@ -179,8 +179,9 @@ FrozenModelExample frozen_model_example() {
 
   // Traced because the comparison reads intermediate adjoints (and the
   // figures the recorded graph); training would call backward(): the same
-  // reverse pass without the record.
-  llm::TensorBackwardTrace backward = loss.backward_with_trace();
+  // reverse pass without the record. Retained, because forward_steps below
+  // reverses the log-softmax branch, which shares this graph up to SiLU.
+  llm::TensorBackwardTrace backward = loss.backward_with_trace(llm::Retention::Retain);
   Tensor loss_input_gradient = pass_adjoint(backward, TensorOperation::Silu);
   Tensor matmul_output_gradient = pass_adjoint(backward, TensorOperation::MatMul);
   Tensor gathered_gradient = pass_adjoint(backward, TensorOperation::GatherRows);

@@ -24,15 +24,8 @@ namespace {
 
 using testing::expect_vjp_matches;
 using testing::filled;
+using testing::positive;
 using testing::tensor;
-
-// Deterministic positive values for log: 0.4, 0.75, 1.1, ...
-Tensor positive(const Shape& shape) {
-  Tensor result = Tensor::zeros(shape);
-  std::span<double> values = result.mutable_values();
-  for (std::size_t i = 0; i < values.size(); ++i) values[i] = 0.4 + 0.35 * static_cast<double>(i);
-  return result;
-}
 
 // Checks both parents of left.matmul(right) for these shapes.
 void expect_matmul_vjps_match(const Shape& left_shape, const Shape& right_shape) {

@@ -238,7 +238,7 @@ TEST(TensorTapeStaleOperand, AssignedParameterMakesRecordedConsumersStale) {
   TensorValue p = TensorValue::parameter(tensor({2}, {2, 3}));
   const TensorValue c = TensorValue::constant(tensor({2}, {10, 20}));
   const TensorValue y = p.mul(c).sum_axis(0);
-  y.backward();
+  y.backward(Retention::Retain);  // kept: the second pass below must reach mul again
   p.assign(tensor({2}, {5, 7}));
   EXPECT_EQ(p.version(), 1u);
   EXPECT_EQ(values_of(p.value()), (std::vector<double>{5, 7}));

@@ -62,15 +62,30 @@ TEST(TensorGraphLifetime, ARetainedGraphKeepsItsIntermediatesAndAReleasedOneDoes
   const TensorValue embeddings = TensorValue::parameter(counting({5, 4}, 0.1));
   const TensorValue weights = TensorValue::parameter(counting({4, 3}, 0.2));
   const TensorValue retained = model_loss(embeddings, weights);
-  retained.backward();
+  retained.backward(Retention::Retain);
   // The loss names gather, matmul and silu through its edges: all alive.
   EXPECT_EQ(TensorValue::live_node_count(), nodes_before + 2 + 4);
   const TensorValue released = model_loss(embeddings, weights);
-  released.backward_with_seed(Tensor::scalar(1.0), Retention::Release);
+  released.backward();  // the default releases
   EXPECT_TRUE(released.is_released());
   EXPECT_FALSE(retained.is_released());
   EXPECT_EQ(TensorValue::live_node_count(), nodes_before + 2 + 4 + 1);
   EXPECT_EQ(released.value().at({}), retained.value().at({}));
+}
+
+TEST(TensorGraphLifetime, BackwardReleasesByDefaultSoASecondPassNamesTheReleasedGraph) {
+  const TensorValue embeddings = TensorValue::parameter(counting({5, 4}, 0.1));
+  const TensorValue weights = TensorValue::parameter(counting({4, 3}, 0.2));
+  const TensorValue loss = model_loss(embeddings, weights);
+  loss.backward();
+  EXPECT_TRUE(loss.is_released());
+  const Tensor gradient = *weights.gradient();
+  const auto error = testing::capture_error<TensorAutodiffError>([&] { loss.backward(); });
+  EXPECT_EQ(error->kind(), TensorAutodiffErrorKind::ReleasedGraph);
+  EXPECT_EQ(testing::bits_of(*weights.gradient()), testing::bits_of(gradient));
+  const TensorValue traced = model_loss(embeddings, weights);
+  EXPECT_EQ(traced.backward_with_trace().retention, Retention::Release);
+  EXPECT_TRUE(traced.is_released());
 }
 
 TEST(TensorGraphLifetime, ReleaseLeavesExactlyTheLossAndTheParameters) {

@@ -76,6 +76,26 @@ TEST(TensorTapeLeaves, OperationNamesAreStable) {
   }
 }
 
+TEST(TensorTapeLeaves, ItemReadsTheOneElementOfAnyRank) {
+  EXPECT_EQ(TensorValue::constant(Tensor::scalar(2.5)).item(), 2.5);
+  EXPECT_EQ(TensorValue::constant(tensor({1}, {-1.0})).item(), -1.0);
+  const TensorValue column = TensorValue::parameter(tensor({2, 1}, {3.0, 4.0}));
+  EXPECT_EQ(column.slice(0, 1, 2).item(), 4.0);  // a strided one-element view
+  const testing::TapeState before = testing::tape_state({column});
+  const auto error = testing::capture_error<TensorAutodiffError>([&] { column.item(); });
+  EXPECT_EQ(error->kind(), TensorAutodiffErrorKind::NotOneElement);
+  EXPECT_EQ(error->kind_name(), "not-one-element");
+  EXPECT_EQ(error->shape(), (Shape{2, 1}));
+  EXPECT_EQ(
+      std::string(error->what()),
+      "item() reads a value of exactly one element, but the parameter value has shape [2, 1]");
+  EXPECT_EQ(testing::capture_error<TensorAutodiffError>([] {
+              TensorValue::constant(Tensor::zeros({0})).item();
+            })->kind(),
+            TensorAutodiffErrorKind::NotOneElement);
+  EXPECT_EQ(testing::tape_state({column}), before);
+}
+
 TEST(TensorTapeIdentity, CopiesShareANodeButEqualValuesDoNot) {
   const TensorValue p = TensorValue::parameter(tensor({2}, {2, 3}));
   const TensorValue copy = p;

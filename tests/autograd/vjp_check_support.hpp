@@ -28,6 +28,14 @@ inline Tensor filled(const Shape& shape, double scale = 1.0) {
   return result;
 }
 
+// Deterministic positive values for log, rsqrt and divisors: 0.4, 0.75, 1.1, ...
+inline Tensor positive(const Shape& shape) {
+  Tensor result = Tensor::zeros(shape);
+  std::span<double> values = result.mutable_values();
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = 0.4 + 0.35 * static_cast<double>(i);
+  return result;
+}
+
 // A seed that is not all ones: 1.5, -0.5, 3.5, 0.25, ...
 inline Tensor seed_for(const Shape& shape) {
   if (shape.empty()) return Tensor::scalar(1.75);

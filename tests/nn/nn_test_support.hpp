@@ -25,6 +25,14 @@ inline Tensor loss_weights(const Shape& shape) {
   return weights;
 }
 
+// The sum of every element of x as a rank-zero node (sum_axis(0) until rank 0):
+// the loss sum(y * upstream) of a chapter's fixture is total(y.mul(upstream)).
+inline TensorValue total(const TensorValue& x) {
+  TensorValue sum = x;
+  while (sum.rank() > 0) sum = sum.sum_axis(0);
+  return sum;
+}
+
 // sum(w * y * y) + sum(w * y): a rank-zero loss whose gradient depends on y,
 // so a wrong upstream routing cannot hide behind a constant gradient.
 inline TensorValue smooth_loss(const TensorValue& y) {

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tools import check_html
-from tools.browser_checks import COPY_PROBE, PAGE_PROBE, SEARCH_PROBE
+from tools.browser_checks import COPY_PROBE, OVERFLOW_PROBE, PAGE_PROBE, SEARCH_PROBE
 
 pytestmark = pytest.mark.skipif(
     not (Path("/usr/bin/chromium").exists() and Path("/usr/bin/chromedriver").exists()
@@ -95,3 +95,81 @@ def test_search_snippets_flag_line_numbers_but_not_chapter_numbers(tmp_path: Pat
     check_html.open_page(driver, page.as_uri())
     problems = driver.execute_async_script(SEARCH_PROBE)
     assert problems == ["line numbers in the snippet of A listing: 12 13 14 15 double value = 0.0; return value;"]
+
+
+# -- the overflow and figure-label rules ------------------------------------------------------
+
+#: A page whose wide content is cut in each way the overflow rule knows, beside a
+#: table that scrolls in its own box with the cue book.js draws (which passes).
+CUT = r"""<!DOCTYPE html><html><head><meta charset="utf-8"><style>
+  body { margin: 0; } article { width: 600px; margin-left: 40px; }
+  .table-wrapper { overflow-x: auto; } .clip { overflow: hidden; width: 300px; }
+</style></head><body><article>
+<table id="wide-table" style="width: 900px"><tr><td style="width: 640px">a table wider than its column</td><td>its last column</td></tr></table>
+<div class="clip"><pre>a listing whose long line is clipped without a scroll bar ..........................................</pre></div>
+<div class="table-wrapper" id="bare"><table style="width: 800px"><tr><td>scrolls, but shows no cue</td></tr></table></div>
+<div class="llm-scroll-frame" data-llm-more="right"><div class="table-wrapper" id="framed"><table style="width: 800px"><tr><td>scrolls with its cue</td></tr></table></div></div>
+</article></body></html>"""
+
+
+def test_the_overflow_rule_fails_on_content_cut_without_a_scroll_box(tmp_path: Path, driver) -> None:
+    page = tmp_path / "cut.html"
+    page.write_text(CUT)
+    check_html.set_viewport(driver, check_html.WIDE)
+    check_html.open_page(driver, page.as_uri())
+    problems = driver.execute_script(OVERFLOW_PROBE)
+    assert any(p.startswith('cut: <table> in #wide-table "a table wider than its column') and "spans 40 to 940 px" in p
+               for p in problems), problems
+    assert any(p.startswith("clipped: <div.clip>") for p in problems), problems
+    assert any(p.startswith("no cue:") and "#bare" in p for p in problems), problems
+    assert not any("scrolls with its cue" in p for p in problems), problems
+    assert len(problems) == 3, problems
+
+
+def test_a_box_that_reaches_past_the_column_with_its_text_inside_is_not_cut(tmp_path: Path, driver) -> None:
+    page = tmp_path / "heading.html"
+    page.write_text('<!DOCTYPE html><html><body style="margin:0"><article style="width:600px; margin-left:40px">'
+                    '<h2 style="margin: 0 -8px; padding: 0 8px">A heading whose box has a hover margin</h2></article></body></html>')
+    check_html.open_page(driver, page.as_uri())
+    assert driver.execute_script(OVERFLOW_PROBE) == []
+
+
+def test_the_overflow_rule_passes_a_page_whose_wide_content_scrolls_with_a_cue(tmp_path: Path, driver) -> None:
+    page = tmp_path / "fine.html"
+    page.write_text(CUT.split("<table id=")[0] + CUT.split("</pre></div>")[1].split('<div class="table-wrapper" id="bare">')[0]
+                    + '<div class="llm-scroll-frame" data-llm-more="right"><div class="table-wrapper"><table style="width: 800px">'
+                    "<tr><td>wide</td></tr></table></div></div></article></body></html>")
+    check_html.open_page(driver, page.as_uri())
+    assert driver.execute_script(OVERFLOW_PROBE) == []
+
+
+def _plot(folder: Path, name: str, font: float, width: float = 600) -> Path:
+    path = folder / name
+    path.write_text(
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}pt" height="200pt" viewBox="0 0 {width} 200">'
+        f'<text x="10" y="20" style="font: {font}px \'DejaVu Sans\'">a label</text>'
+        f'<text x="10" y="60" font-size="14.00">a bigger label</text></svg>'
+    )
+    return path
+
+
+def test_the_figure_text_rule_fails_below_9_px_at_1280_and_8_px_at_390(tmp_path: Path, driver) -> None:
+    _plot(tmp_path, "small.svg", 6.0)
+    _plot(tmp_path, "fine.svg", 10.0, width=300)
+    page = tmp_path / "figures.html"
+    page.write_text(
+        '<!DOCTYPE html><html><head><meta name="viewport" content="width=device-width, initial-scale=1"></head><body style="margin:0"><article style="max-width: 700px">'
+        '<figure><img src="small.svg" alt="small" style="width: 700px"></figure>'
+        '<figure><img src="fine.svg" alt="fine" style="width: 400px; max-width: 60%"></figure>'
+        "</article></body></html>"
+    )
+    check_html.set_viewport(driver, check_html.WIDE)
+    check_html.open_page(driver, page.as_uri())
+    wide = check_html.figure_text_problems(driver, check_html.LEAST_LABEL_WIDE, check_html.WIDE)
+    # 6 units in a 600-unit-wide drawing shown 700 px wide: 7.0 px.
+    assert wide == ["figure 1 (small.svg): smallest label 7.0 px at 1280 px (shown 700 px wide; needs 900 px for 9 px)"]
+    check_html.set_viewport(driver, check_html.NARROW)
+    check_html.open_page(driver, page.as_uri())
+    narrow = check_html.figure_text_problems(driver, check_html.LEAST_LABEL_NARROW, check_html.NARROW)
+    assert [p.split(":")[0] for p in narrow] == ["figure 1 (small.svg)", "figure 2 (fine.svg)"], narrow
+    check_html.set_viewport(driver, check_html.WIDE)

@@ -21,7 +21,7 @@
 namespace llm {
 
 // region: model-row-gather-plan
-RowGatherPlan RowGatherPlan::checked(const Shape& table_shape, std::span<const std::size_t> ids,
+RowGatherPlan RowGatherPlan::checked(const Shape& table_shape, IndexSpan ids,
                                      const Shape& index_shape) {
   if (table_shape.size() != 2) throw ModelOpError::gather_table_rank(table_shape);
   const std::size_t positions = element_count(index_shape);  // ShapeOverflow if it cannot count
@@ -38,8 +38,11 @@ RowGatherPlan RowGatherPlan::checked(const Shape& table_shape, std::span<const s
   Shape output_shape = index_shape;
   output_shape.push_back(table_shape[1]);
   const std::size_t output_size = element_count(output_shape);
-  return RowGatherPlan(std::vector<std::size_t>(ids.begin(), ids.end()), index_shape, table_shape,
-                       std::move(output_shape), output_size);
+  std::vector<std::size_t> selectors(ids.size());  // the plan's own copy, whatever the ID width
+  for (std::size_t position = 0; position < ids.size(); ++position)
+    selectors[position] = ids[position];
+  return RowGatherPlan(std::move(selectors), index_shape, table_shape, std::move(output_shape),
+                       output_size);
 }
 
 RowGatherPlan::RowGatherPlan(std::vector<std::size_t> ids, Shape index_shape, Shape table_shape,
@@ -77,8 +80,7 @@ SharedTensor summed_to(Tensor product, const Shape& shape) {
 }  // namespace
 
 // region: model-row-gather-operation
-TensorValue TensorValue::gather_rows(std::span<const std::size_t> ids,
-                                     const Shape& index_shape) const {
+TensorValue TensorValue::gather_rows(IndexSpan ids, const Shape& index_shape) const {
   // Saved context: the plan itself, selectors and shapes sealed by checked().
   auto plan =
       std::make_shared<const RowGatherPlan>(RowGatherPlan::checked(shape(), ids, index_shape));

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "llm/error.hpp"
+#include "llm/tensor/index_span.hpp"
 #include "llm/tensor/tensor.hpp"
 
 namespace llm {
@@ -108,8 +109,7 @@ class RowGatherPlan {
   /// @throws ModelOpError GatherTableRank, then TensorError ShapeOverflow for
   ///         `index_shape`, then ModelOpError GatherIndexCountMismatch, then
   ///         GatherIndexOutOfBounds, then TensorError ShapeOverflow for the output.
-  static RowGatherPlan checked(const Shape& table_shape, std::span<const std::size_t> ids,
-                               const Shape& index_shape);
+  static RowGatherPlan checked(const Shape& table_shape, IndexSpan ids, const Shape& index_shape);
 
   /// The selectors, one per output row, in row-major order of index_shape().
   const std::vector<std::size_t>& ids() const noexcept { return ids_; }

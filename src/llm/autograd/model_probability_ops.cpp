@@ -42,17 +42,19 @@ TensorValue TensorValue::log_softmax(std::size_t axis) const {
 // endregion: model-log-softmax-saved-forward
 
 // region: model-indexed-nll-saved-forward
-TensorValue TensorValue::indexed_mean_nll(std::size_t axis,
-                                          std::span<const std::size_t> targets) const {
+TensorValue TensorValue::indexed_mean_nll(std::size_t axis, IndexSpan targets) const {
+  // Saved context: P, the targets (the rule's own copy, whatever their width),
+  // and the class axis that locates each group.
+  std::vector<std::size_t> saved_targets(targets.size());
+  for (std::size_t group = 0; group < targets.size(); ++group)
+    saved_targets[group] = targets[group];
   // One checked call: the scalar mean loss and the probabilities for the VJP.
   // The kernel validates axis, class extent, target count, G > 0 and every
-  // target before it computes or allocates anything.
+  // target before it computes anything.
   const SharedTensor logits = value();
   IndexedNllForward forward =
-      indexed_mean_nll_forward(logits, axis, targets, EmitProbabilities::Yes);
+      indexed_mean_nll_forward(logits, axis, saved_targets, EmitProbabilities::Yes);
   const SharedTensor probabilities = std::move(*forward.probabilities);
-  // Saved context: P, the targets, and the class axis that locates each group.
-  std::vector<std::size_t> saved_targets(targets.begin(), targets.end());
   // region: model-indexed-nll-vjp
   // d mean NLL / dZ[g, c] = (L / G) (P[g, c] - [c = t_g])
   auto vjp = [probabilities, axis,

@@ -55,6 +55,8 @@ std::string_view tensor_autodiff_error_kind_name(TensorAutodiffErrorKind kind) {
       return "non-finite-pass-adjoint";
     case TensorAutodiffErrorKind::NonFiniteAccumulatedGradient:
       return "non-finite-accumulated-gradient";
+    case TensorAutodiffErrorKind::NotOneElement:
+      return "not-one-element";
   }
   return "unknown";
 }
@@ -102,6 +104,14 @@ TensorAutodiffError TensorAutodiffError::non_scalar_output(TensorOperation opera
                             "backward() seeds 1 only for a rank-zero output, but the " +
                                 name_of(operation) + " output has shape " + shape_text(shape) +
                                 "; pass a seed of that shape to backward_with_seed");
+  error.shape_ = std::move(shape);
+  return error;
+}
+
+TensorAutodiffError TensorAutodiffError::not_one_element(TensorOperation operation, Shape shape) {
+  TensorAutodiffError error(TensorAutodiffErrorKind::NotOneElement, operation,
+                            "item() reads a value of exactly one element, but the " +
+                                name_of(operation) + " value has shape " + shape_text(shape));
   error.shape_ = std::move(shape);
   return error;
 }

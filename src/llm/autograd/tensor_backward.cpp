@@ -311,19 +311,19 @@ void TensorValue::require_scalar_output() const {
   }
 }
 
-void TensorValue::backward() const {
+void TensorValue::backward(Retention retention) const {
   require_scalar_output();
-  ReversePass(*node_, Tensor::scalar(1.0), Retention::Retain).run(nullptr);
+  ReversePass(*node_, Tensor::scalar(1.0), retention).run(nullptr);
 }
 
 void TensorValue::backward_with_seed(const Tensor& seed, Retention retention) const {
   ReversePass(*node_, SharedTensor::copy_of(seed), retention).run(nullptr);
 }
 
-TensorBackwardTrace TensorValue::backward_with_trace() const {
+TensorBackwardTrace TensorValue::backward_with_trace(Retention retention) const {
   require_scalar_output();
   TensorBackwardTrace trace;
-  ReversePass(*node_, Tensor::scalar(1.0), Retention::Retain).run(&trace);
+  ReversePass(*node_, Tensor::scalar(1.0), retention).run(&trace);
   return trace;
 }
 

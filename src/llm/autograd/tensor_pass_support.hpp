@@ -8,6 +8,8 @@
 #include <cstring>
 #include <optional>
 
+#include "llm/tensor/broadcast.hpp"
+#include "llm/tensor/shared_tensor.hpp"
 #include "llm/tensor/strided_walk.hpp"
 #include "llm/tensor/tensor.hpp"
 
@@ -61,6 +63,13 @@ inline std::optional<std::size_t> first_non_finite(const TensorView& view) {
                     index += count;
                   });
   return found;
+}
+
+/// The upstream of a broadcasting operation summed to its operand's `shape`:
+/// the upstream itself (no copy) when the operand was not broadcast.
+inline SharedTensor summed_to(const SharedTensor& upstream, const Shape& shape) {
+  if (upstream.shape() == shape) return upstream;
+  return sum_to_shape(upstream, shape);
 }
 
 /// The element at row-major index `index` of `view`.

@@ -107,6 +107,15 @@ TensorValue TensorValue::constant(Tensor value) {
       std::make_shared<Node>(TensorOperation::Constant, SharedTensor(std::move(value))));
 }
 
+TensorValue TensorValue::constant(SharedTensor value) {
+  if (auto index = tape_detail::first_non_finite(value.view())) {
+    const std::vector<std::size_t> coordinate = coordinate_from_offset(value.shape(), *index);
+    throw TensorAutodiffError::non_finite_leaf(TensorOperation::Constant, value.shape(), coordinate,
+                                               value.at(coordinate));
+  }
+  return TensorValue(std::make_shared<Node>(TensorOperation::Constant, std::move(value)));
+}
+
 TensorValue TensorValue::detach() const {
   // Values are immutable: share, do not copy.
   return TensorValue(std::make_shared<Node>(TensorOperation::Detached, node_->value));
@@ -163,6 +172,13 @@ SharedTensor TensorValue::value() const noexcept {
 Shape TensorValue::shape() const {
   return node_->value.shape();
 }
+double TensorValue::item() const {
+  const SharedTensor& value = node_->value;
+  if (value.size() != 1)
+    throw TensorAutodiffError::not_one_element(node_->operation, value.shape());
+  const std::vector<std::size_t> origin(value.rank(), 0);  // the one element
+  return value.at(origin);
+}
 std::size_t TensorValue::rank() const noexcept {
   return node_->value.rank();
 }
@@ -190,6 +206,12 @@ bool TensorValue::is_same_node(const TensorValue& other) const noexcept {
 const std::optional<Tensor>& TensorValue::gradient() const noexcept {
   return node_->gradient;
 }
+void TensorValue::scale_gradient_in_place(double multiplier, double divisor) const noexcept {
+  if (!node_->gradient) return;
+  for (double& element : node_->gradient->mutable_values())
+    element = element / divisor * multiplier;
+}
+
 std::optional<Tensor> TensorValue::gradient_snapshot() const {
   return node_->gradient;
 }

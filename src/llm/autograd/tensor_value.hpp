@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "llm/error.hpp"
+#include "llm/tensor/index_span.hpp"
 #include "llm/tensor/reduction.hpp"
 #include "llm/tensor/shared_tensor.hpp"
 #include "llm/tensor/tensor.hpp"
@@ -130,6 +131,7 @@ enum class TensorAutodiffErrorKind {
   NonFiniteContribution,         ///< a VJP returned NaN or an infinity
   NonFinitePassAdjoint,          ///< adding a contribution to a pass adjoint overflowed
   NonFiniteAccumulatedGradient,  ///< adding the pass adjoint to a stored gradient overflowed
+  NotOneElement,                 ///< item() on a value with zero or several elements
 };
 
 /// Stable kebab-case name of a kind, e.g. `released-graph`.
@@ -199,6 +201,7 @@ class TensorAutodiffError : public Error {
                                                      std::string label,
                                                      std::vector<std::size_t> coordinate,
                                                      double previous, double contribution);
+  static TensorAutodiffError not_one_element(TensorOperation operation, Shape shape);
   static TensorAutodiffError non_finite_accumulated_gradient(std::size_t node, std::string label,
                                                              std::vector<std::size_t> coordinate,
                                                              double stored, double pass_adjoint);
@@ -294,6 +297,12 @@ class TensorValue {
   /// @throws TensorAutodiffError NonFiniteLeaf naming the first non-finite element.
   static TensorValue constant(Tensor value);
 
+  /// An untracked leaf that shares `value`'s storage and layout, copying
+  /// nothing: how a key/value cache's prefix reaches the tape (chapter 37).
+  /// The value is still checked, so the finite-tape rule holds.
+  /// @throws TensorAutodiffError NonFiniteLeaf naming the first non-finite element.
+  static TensorValue constant(SharedTensor value);
+
   // --- Reading a node --------------------------------------------------------
 
   /// The forward value: an owning, immutable handle (no copy). It keeps the
@@ -302,6 +311,10 @@ class TensorValue {
   SharedTensor value() const noexcept;
   /// The value's shape (a copy: the node may be reassigned meanwhile).
   Shape shape() const;
+  /// The value of a node holding exactly one element, whatever its rank
+  /// ([], [1], [1, 1]): a loss to print or log, e.g. `loss.item()`.
+  /// @throws TensorAutodiffError NotOneElement naming the shape.
+  double item() const;
   std::size_t rank() const noexcept;
   TensorOperation operation() const noexcept;
   /// Whether gradients flow into this node (parameters and their descendants).
@@ -449,14 +462,15 @@ class TensorValue {
 
   /// Rows of this table [R, D] selected by `ids`, laid out as `index_shape`
   /// (chapter 16): the result is index_shape + [D] ([B, T] token IDs give
-  /// [B, T, D]) and owns copies of the rows. IDs choose destinations; they are not operands
-  /// and receive no gradient. VJP: each output row's adjoint is added into
-  /// the table row its ID selected (repeated IDs accumulate, no mean).
+  /// [B, T, D]) and owns copies of the rows. `ids` are std::size_t or the
+  /// tokenizer's TokenId (IndexSpan), read without a conversion copy. IDs
+  /// choose destinations; they are not operands and receive no gradient. VJP: each output row's
+  /// adjoint is added into the table row its ID selected (repeated IDs accumulate, no mean).
   /// Validation order as RowGatherPlan::checked (model_ops.hpp).
   /// @throws ModelOpError GatherTableRank, GatherIndexCountMismatch,
   ///         GatherIndexOutOfBounds (the first bad ID in flat order).
   /// @throws TensorError ShapeOverflow for index_shape or the output shape.
-  TensorValue gather_rows(std::span<const std::size_t> ids, const Shape& index_shape) const;
+  TensorValue gather_rows(IndexSpan ids, const Shape& index_shape) const;
 
   /// e^x elementwise, same shape (chapter 16). VJP: upstream times the saved output.
   /// @throws TensorAutodiffError NonFiniteResult if e^x overflows (x > ~709.78).
@@ -484,21 +498,25 @@ class TensorValue {
 
   /// Mean negative log-likelihood [] of `targets` (chapter 16): one class per
   /// group of the class axis `axis`, in flat group order; the loss is
-  /// (1/G) sum_g -log P[g, t_g], natural log.
+  /// (1/G) sum_g -log P[g, t_g], natural log. `targets` are std::size_t or
+  /// TokenId (IndexSpan).
   /// One checked forward call emits the loss and the probabilities P, which
   /// are saved: dZ[g, c] = (L/G) (P[g, c] - [c = t_g]) with L the upstream.
   /// @throws TensorError InvalidAxis, EmptyAxis, TargetCountMismatch,
   ///         EmptyTargets, TargetOutOfRange (first failing group), in that order.
-  TensorValue indexed_mean_nll(std::size_t axis, std::span<const std::size_t> targets) const;
+  TensorValue indexed_mean_nll(std::size_t axis, IndexSpan targets) const;
   // endregion: model-operation-declarations
 
   // --- Reverse passes (tensor_backward.cpp) ----------------------------------
 
-  /// One reverse pass from this rank-zero output with seed 1, retaining the
-  /// graph; adds the pass adjoint of every reachable parameter to its gradient.
+  /// One reverse pass from this rank-zero output with seed 1; adds the pass
+  /// adjoint of every reachable parameter to its gradient. The graph is
+  /// released afterwards unless `retention` is Retention::Retain, so a loss
+  /// kept for logging keeps one node, not its graph (a second pass through
+  /// the same graph, or zero_grad() through it, needs Retain).
   /// @throws TensorAutodiffError UntrackedOutput, NonScalarOutput, and the
   ///         kinds of backward_with_seed.
-  void backward() const;
+  void backward(Retention retention = Retention::Release) const;
 
   /// One reverse pass from this output of any shape with seed `seed`.
   /// Postcondition on success: every reachable parameter's gradient grew by
@@ -512,8 +530,9 @@ class TensorValue {
   ///         NonFinitePassAdjoint, NonFiniteAccumulatedGradient.
   void backward_with_seed(const Tensor& seed, Retention retention) const;
 
-  /// backward() that also returns the trace of the pass.
-  TensorBackwardTrace backward_with_trace() const;
+  /// backward() that also returns the trace of the pass (releasing the graph
+  /// afterwards unless `retention` is Retention::Retain).
+  TensorBackwardTrace backward_with_trace(Retention retention = Retention::Release) const;
 
   /// backward_with_seed() that also returns the trace of the pass: the same
   /// reverse implementation, recording what it computes.
@@ -534,6 +553,18 @@ class TensorValue {
                                       std::span<RecordedOperand> operands);
 
   explicit TensorValue(std::shared_ptr<Node> node) noexcept;
+
+  // region: gradient-transform-hook
+  /// The one door to a stored gradient besides the reverse pass and
+  /// zero_grad(): ParameterSet (chapter 33's clipping) rescales it in place,
+  /// every element g becoming (g / divisor) * multiplier. A transform of the
+  /// gradient is not a new value, so the version stays and graphs recorded
+  /// before stay valid. The caller has checked that every result is finite;
+  /// a node without a gradient is left alone. gradient() stays const for
+  /// everyone else.
+  friend class ParameterSet;
+  void scale_gradient_in_place(double multiplier, double divisor) const noexcept;
+  // endregion: gradient-transform-hook
 
   /// The one reverse-pass implementation behind backward(), backward_with_seed()
   /// and backward_with_trace() (tensor_backward.cpp).

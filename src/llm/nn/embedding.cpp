@@ -28,7 +28,7 @@ Embedding Embedding::initialized(std::size_t vocabulary_size, std::size_t width,
 // endregion: embedding-construct
 
 // region: embedding-forward
-TensorValue Embedding::forward(std::span<const std::size_t> ids, const Shape& id_shape) const {
+TensorValue Embedding::forward(IndexSpan ids, const Shape& id_shape) const {
   return table_.gather_rows(ids, id_shape);
 }
 // endregion: embedding-forward

@@ -37,12 +37,13 @@ class Embedding {
                                SplitMix64& generator);
 
   /// The rows the IDs select, laid out as `id_shape` + [D]: IDs [B, T] give
-  /// [B, T, D]; `ids` is row-major, with element_count(id_shape) entries; an
+  /// [B, T, D]; `ids` (std::size_t or the tokenizer's TokenId, read without a
+  /// conversion copy) is row-major, with element_count(id_shape) entries; an
   /// empty list with id_shape [0] gives [0, D]. Tracked: the gradient
   /// scatter-adds into the table's rows.
   /// @throws ModelOpError GatherIndexCountMismatch, GatherIndexOutOfBounds
   ///         (the first ID >= V in flat order); TensorError ShapeOverflow.
-  TensorValue forward(std::span<const std::size_t> ids, const Shape& id_shape) const;
+  TensorValue forward(IndexSpan ids, const Shape& id_shape) const;
 
   /// The table [V, D].
   const TensorValue& table() const noexcept { return table_; }

@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "llm/format.hpp"
+
 namespace llm {
 
 std::string LayerErrorTraits::field_text(const Evidence& evidence, std::string_view field) {
@@ -11,6 +13,7 @@ std::string LayerErrorTraits::field_text(const Evidence& evidence, std::string_v
   if (field == "shape") return shape_text(evidence.shape);
   if (field == "expected") return std::to_string(evidence.expected);
   if (field == "actual") return std::to_string(evidence.actual);
+  if (field == "value") return format_shortest(evidence.value);
   error_detail::unknown_field(area, field);
 }
 

@@ -1,7 +1,7 @@
 // The typed error of the layers of Part IV (area `layer`): a table, weight or
 // bias of the wrong shape, or an input a layer cannot read. Taught in
-// chapters 18 and 19. Written in the one pattern of src/llm/error.hpp: the
-// kinds, one table of names and messages, the evidence.
+// chapters 18 and 19; chapter 25 adds the RMSNorm gain and epsilon. Written in the one pattern of
+// src/llm/error.hpp: the kinds, one table of names and messages, the evidence.
 #pragma once
 
 #include <array>
@@ -28,6 +28,9 @@ enum class LayerErrorKind {
   BiasWidthMismatch,   ///< a linear bias has another width than the weight's out
   InputRank,           ///< a linear input has rank zero: no feature axis
   InputWidthMismatch,  ///< a linear input's last extent differs from in
+  GainRank,            ///< an RMSNorm gain is not rank one [D] (chapter 25)
+  ZeroGainWidth,       ///< an RMSNorm gain has no features (D = 0)
+  InvalidEpsilon,      ///< an RMSNorm epsilon is negative, NaN or infinite
 };
 // endregion: layer-error-kinds
 
@@ -38,6 +41,7 @@ struct LayerErrorEvidence {
   Shape shape{};             ///< the offending table, weight, bias or input shape
   std::size_t expected = 0;  ///< BiasWidthMismatch: out; InputWidthMismatch: in
   std::size_t actual = 0;    ///< the extent found
+  double value = 0.0;        ///< InvalidEpsilon: the epsilon given
 };
 
 // region: layer-error-table
@@ -46,7 +50,7 @@ struct LayerErrorTraits {
   using Kind = LayerErrorKind;
   using Evidence = LayerErrorEvidence;
   static constexpr std::string_view area = "layer";
-  static constexpr std::array<ErrorKindSpec<Kind>, 11> kinds{{
+  static constexpr std::array<ErrorKindSpec<Kind>, 14> kinds{{
       {Kind::NotAParameter, "not-a-parameter",
        "the {role} must be a tape parameter (a tracked leaf)"},
       {Kind::TableRank, "table-rank",
@@ -67,8 +71,13 @@ struct LayerErrorTraits {
       {Kind::InputRank, "input-rank", "a linear input needs a feature axis, got a rank-zero value"},
       {Kind::InputWidthMismatch, "input-width-mismatch",
        "a linear input's last extent must be {expected}, got shape {shape}"},
+      {Kind::GainRank, "gain-rank", "an RMSNorm gain must be rank one [D], got shape {shape}"},
+      {Kind::ZeroGainWidth, "zero-gain-width",
+       "an RMSNorm gain needs at least one feature, got shape {shape}"},
+      {Kind::InvalidEpsilon, "invalid-epsilon",
+       "an RMSNorm epsilon must be finite and at least 0, got {value}"},
   }};
-  /// `role`, `shape`, `expected` or `actual` as the message prints it.
+  /// `role`, `shape`, `expected`, `actual` or `value` as the message prints it.
   static std::string field_text(const Evidence& evidence, std::string_view field);
 };
 // endregion: layer-error-table

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <utility>
 
+#include "llm/format.hpp"
+
 namespace llm {
 
 std::string_view parameter_error_kind_name(ParameterErrorKind kind) {
@@ -32,6 +34,16 @@ std::string_view parameter_error_kind_name(ParameterErrorKind kind) {
       return "fan-sum-overflow";
     case ParameterErrorKind::ShapeProductOverflow:
       return "shape-product-overflow";
+    case ParameterErrorKind::MissingValue:
+      return "missing-value";
+    case ParameterErrorKind::UnexpectedValue:
+      return "unexpected-value";
+    case ParameterErrorKind::DuplicateValue:
+      return "duplicate-value";
+    case ParameterErrorKind::InvalidGradientScale:
+      return "invalid-gradient-scale";
+    case ParameterErrorKind::NonFiniteScaledGradient:
+      return "non-finite-scaled-gradient";
   }
   return "unknown";
 }
@@ -161,6 +173,58 @@ ParameterError ParameterError::shape_product_overflow(std::size_t fan_in, std::s
                            "] matrix has more elements than size_t can count");
   error.fan_in_ = fan_in;
   error.fan_out_ = fan_out;
+  return error;
+}
+
+ParameterError ParameterError::missing_value(std::string name, std::size_t index) {
+  ParameterError error(ParameterErrorKind::MissingValue, "no value was given for parameter " +
+                                                             std::to_string(index) + " " +
+                                                             quoted(name) + " of the set");
+  error.name_ = std::move(name);
+  error.index_ = index;
+  return error;
+}
+
+ParameterError ParameterError::unexpected_value(std::string name, std::size_t index) {
+  ParameterError error(ParameterErrorKind::UnexpectedValue,
+                       "value " + std::to_string(index) + " is named " + quoted(name) +
+                           ", but the set holds no parameter of that name");
+  error.name_ = std::move(name);
+  error.index_ = index;
+  return error;
+}
+
+ParameterError ParameterError::duplicate_value(std::string name, std::size_t index) {
+  ParameterError error(ParameterErrorKind::DuplicateValue, "value " + std::to_string(index) +
+                                                               " repeats the name " + quoted(name) +
+                                                               " of an earlier value");
+  error.name_ = std::move(name);
+  error.index_ = index;
+  return error;
+}
+
+ParameterError ParameterError::invalid_gradient_scale(double multiplier, double divisor) {
+  ParameterError error(ParameterErrorKind::InvalidGradientScale,
+                       "a gradient scale needs a finite multiplier >= 0 and a finite divisor > 0, "
+                       "got " +
+                           format_shortest(multiplier) + " / " + format_shortest(divisor));
+  error.value_ = multiplier;
+  error.divisor_ = divisor;
+  return error;
+}
+
+ParameterError ParameterError::non_finite_scaled_gradient(std::string name, std::size_t index,
+                                                          double gradient, double multiplier,
+                                                          double divisor) {
+  ParameterError error(ParameterErrorKind::NonFiniteScaledGradient,
+                       "scaling the gradient of " + quoted(name) + " at element " +
+                           std::to_string(index) + " (" + format_shortest(gradient) + " / " +
+                           format_shortest(divisor) + " * " + format_shortest(multiplier) +
+                           ") overflows");
+  error.name_ = std::move(name);
+  error.index_ = index;
+  error.value_ = gradient;
+  error.divisor_ = divisor;
   return error;
 }
 

@@ -26,6 +26,11 @@ enum class ParameterErrorKind {
   ZeroFanOut,            ///< an initializer was asked for fan-out 0
   FanSumOverflow,        ///< fan-in + fan-out does not fit size_t
   ShapeProductOverflow,  ///< fan-in * fan-out does not fit size_t
+  MissingValue,          ///< a load by name gives no value for one of the set's parameters
+  UnexpectedValue,       ///< a load by name gives a value for a name the set does not hold
+  DuplicateValue,        ///< a load by name gives two values under one name
+  InvalidGradientScale,  ///< a gradient scale that is not finite and >= 0, or a divisor not > 0
+  NonFiniteScaledGradient,  ///< scaling a stored gradient would overflow
 };
 // endregion: parameter-error-kinds
 
@@ -40,12 +45,14 @@ class ParameterError : public Error {
   /// Which fact failed.
   ParameterErrorKind kind() const noexcept { return kind_; }
   /// The offending name (InvalidName, DuplicateName, UnknownName, SnapshotMismatch,
-  /// RejectedValue).
+  /// RejectedValue, MissingValue, UnexpectedValue, DuplicateValue, NonFiniteScaledGradient).
   const std::string& name() const noexcept { return name_; }
   /// InvalidName: the byte offset of the fault (the name's length for a
   /// trailing dot). DuplicateName, SharedParameter: the position of the
   /// earlier parameter.
-  /// SnapshotMismatch, RejectedValue: the parameter's position in the set.
+  /// SnapshotMismatch, RejectedValue, MissingValue: the parameter's position in the set.
+  /// UnexpectedValue, DuplicateValue: the position in the loaded list.
+  /// NonFiniteScaledGradient: the flat element.
   std::size_t index() const noexcept { return index_; }
   /// InvalidName: the offending byte, 0 for an empty name or segment.
   std::uint8_t byte() const noexcept { return byte_; }
@@ -61,6 +68,11 @@ class ParameterError : public Error {
   std::string_view cause_kind() const noexcept { return cause_kind_; }
   /// SharedParameter: the name the node already has in the set.
   const std::string& first_name() const noexcept { return first_name_; }
+  /// InvalidGradientScale: the multiplier; NonFiniteScaledGradient: the
+  /// gradient element that would overflow.
+  double value() const noexcept { return value_; }
+  /// InvalidGradientScale: the divisor (1 for a plain factor).
+  double divisor() const noexcept { return divisor_; }
 
   static ParameterError invalid_name(std::string name, std::size_t index, std::uint8_t byte);
   static ParameterError duplicate_name(std::string name, std::size_t first);
@@ -75,6 +87,13 @@ class ParameterError : public Error {
   static ParameterError zero_fan_out(std::size_t fan_in);
   static ParameterError fan_sum_overflow(std::size_t fan_in, std::size_t fan_out);
   static ParameterError shape_product_overflow(std::size_t fan_in, std::size_t fan_out);
+  static ParameterError missing_value(std::string name, std::size_t index);
+  static ParameterError unexpected_value(std::string name, std::size_t index);
+  static ParameterError duplicate_value(std::string name, std::size_t index);
+  static ParameterError invalid_gradient_scale(double multiplier, double divisor);
+  static ParameterError non_finite_scaled_gradient(std::string name, std::size_t index,
+                                                   double gradient, double multiplier,
+                                                   double divisor);
 
  private:
   ParameterError(ParameterErrorKind kind, const std::string& message);
@@ -89,6 +108,8 @@ class ParameterError : public Error {
   std::size_t fan_out_ = 0;
   std::string_view cause_kind_;
   std::string first_name_;
+  double value_ = 0.0;
+  double divisor_ = 0.0;
 };
 
 }  // namespace llm

@@ -2,6 +2,9 @@
 // zero_grad, snapshot and restore, and the all-or-nothing update.
 #include "llm/nn/parameter_set.hpp"
 
+#include <cmath>
+#include <limits>
+#include <map>
 #include <utility>
 
 #include "llm/autograd/tensor_value.hpp"
@@ -155,5 +158,127 @@ void ParameterSet::assign_all(std::vector<Tensor> values) const {
   update.commit();
 }
 // endregion: parameter-set-update
+
+// region: parameter-set-gradient-norm
+GradientNorm ParameterSet::gradient_norm() const noexcept {
+  double largest = 0.0;
+  double scaled_squares = 1.0;  // sum of (|g| / largest)^2; the largest element counts 1
+  for (const NamedParameter& entry : entries_) {
+    for (double element : entry.parameter.gradient()->values()) {
+      const double magnitude = std::fabs(element);
+      if (magnitude == 0.0) continue;
+      if (largest < magnitude) {  // a new largest: rescale the sum to it
+        const double ratio = largest / magnitude;
+        scaled_squares = 1.0 + scaled_squares * ratio * ratio;
+        largest = magnitude;
+      } else {
+        const double ratio = magnitude / largest;
+        scaled_squares += ratio * ratio;
+      }
+    }
+  }
+  if (largest == 0.0) return GradientNorm{};
+  const double scaled_root = std::sqrt(scaled_squares);
+  const double norm = largest * scaled_root;
+  return GradientNorm{largest, scaled_root,
+                      std::isfinite(norm) ? norm : std::numeric_limits<double>::max()};
+}
+// endregion: parameter-set-gradient-norm
+
+// region: parameter-set-scale-gradients
+void ParameterSet::scale_gradients(double factor) const {
+  scale_gradients(factor, 1.0);  // g / 1 is g exactly, so this is g * factor
+}
+
+void ParameterSet::scale_gradients(double multiplier, double divisor) const {
+  if (!std::isfinite(multiplier) || multiplier < 0.0 || !std::isfinite(divisor) || divisor <= 0.0) {
+    throw ParameterError::invalid_gradient_scale(multiplier, divisor);
+  }
+  // Check every product first: a throw leaves every gradient as it was.
+  for (const NamedParameter& entry : entries_) {
+    const std::span<const double> gradient = entry.parameter.gradient()->values();
+    for (std::size_t i = 0; i < gradient.size(); ++i) {
+      if (!std::isfinite(gradient[i] / divisor * multiplier)) {
+        throw ParameterError::non_finite_scaled_gradient(entry.name, i, gradient[i], multiplier,
+                                                         divisor);
+      }
+    }
+  }
+  for (const NamedParameter& entry : entries_) {
+    entry.parameter.scale_gradient_in_place(multiplier, divisor);  // no version bump
+  }
+}
+// endregion: parameter-set-scale-gradients
+
+// region: parameter-set-named-values
+std::vector<NamedValue> ParameterSet::named_values() const {
+  std::vector<NamedValue> values;
+  values.reserve(entries_.size());
+  for (const NamedParameter& entry : entries_) {
+    values.push_back(NamedValue{entry.name, entry.parameter.value()});
+  }
+  return values;
+}
+
+ParameterUpdate ParameterSet::prepare_load(std::span<const NamedValue> values) const {
+  std::map<std::string_view, std::size_t> by_name;  // name -> position in `values`
+  for (std::size_t index = 0; index < values.size(); ++index) {
+    const std::string& name = values[index].name;
+    if (!by_name.emplace(name, index).second) throw ParameterError::duplicate_value(name, index);
+    if (find(name) == nullptr) throw ParameterError::unexpected_value(name, index);
+  }
+  ParameterUpdate update;
+  update.prepared_.reserve(entries_.size());
+  for (std::size_t index = 0; index < entries_.size(); ++index) {
+    const NamedParameter& entry = entries_[index];
+    const auto found = by_name.find(entry.name);
+    if (found == by_name.end()) throw ParameterError::missing_value(entry.name, index);
+    try {
+      update.prepared_.push_back(
+          entry.parameter.prepare_assignment(values[found->second].value.materialize()));
+    } catch (const TensorAutodiffError& error) {
+      throw ParameterError::rejected_value(entry.name, index, error);
+    }
+  }
+  return update;  // nothing installed yet
+}
+
+void ParameterSet::load(std::span<const NamedValue> values) const {
+  ParameterUpdate update = prepare_load(values);
+  update.commit();
+}
+// endregion: parameter-set-named-values
+
+// region: parameter-binding-compare
+ParameterBinding ParameterBinding::capture(const ParameterSet& parameters) {
+  ParameterBinding binding;
+  for (const NamedParameter& entry : parameters) {
+    binding.entries_.push_back(
+        Entry{entry.name, entry.parameter.node_id(), entry.parameter.version()});
+  }
+  return binding;
+}
+
+std::optional<BindingMismatch> ParameterBinding::compare(const ParameterSet& parameters) const {
+  if (parameters.size() != entries_.size()) {
+    return BindingMismatch{BindingMismatchKind::Count, 0, "", entries_.size(), parameters.size()};
+  }
+  for (std::size_t index = 0; index < entries_.size(); ++index) {
+    const Entry& captured = entries_[index];
+    const NamedParameter& entry = parameters[index];
+    if (entry.name != captured.name) {
+      return BindingMismatch{BindingMismatchKind::Name, index, captured.name, 0, 0};
+    }
+    if (entry.parameter.node_id() != captured.node_id) {
+      return BindingMismatch{BindingMismatchKind::Node, index, captured.name, 0, 0};
+    }
+    if (entry.parameter.version() != captured.version) {
+      return BindingMismatch{BindingMismatchKind::Version, index, captured.name, captured.version,
+                             entry.parameter.version()};
+    }
+  }
+  return std::nullopt;
+}
+// endregion: parameter-binding-compare
 
 }  // namespace llm

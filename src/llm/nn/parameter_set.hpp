@@ -14,6 +14,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -35,6 +37,24 @@ namespace llm {
 ///         (0 for an empty name or segment).
 void validate_parameter_name(std::string_view name);
 // endregion: parameter-name-grammar
+
+/// A named value outside any set: what a checkpoint holds and what
+/// ParameterSet::named_values and ParameterSet::load exchange (chapter 35).
+struct NamedValue {
+  std::string name;    ///< the full dot-separated parameter name
+  SharedTensor value;  ///< the value (shared, immutable)
+};
+
+// region: global-gradient-norm
+/// The global L2 norm of every stored gradient of a set, sqrt(sum g^2) over
+/// all elements, kept in the overflow-safe form largest * scaled_root
+/// (chapter 33).
+struct GradientNorm {
+  double largest = 0.0;      ///< the largest |g|; 0 when every gradient is zero
+  double scaled_root = 0.0;  ///< sqrt(sum (|g| / largest)^2), in [1, sqrt(n)]; 0 when all are zero
+  double value = 0.0;        ///< largest * scaled_root, or DBL_MAX if that product overflows
+};
+// endregion: global-gradient-norm
 
 /// One entry of a set: its full name and the parameter's handle.
 struct NamedParameter {
@@ -144,6 +164,52 @@ class ParameterSet {
   ///         infinity (cause_kind() says which).
   ParameterUpdate prepare_update(std::vector<Tensor> values) const;
 
+  // region: parameter-set-gradient-transform-declarations
+  /// The global gradient norm over every parameter in set order, elements in
+  /// row-major order. One pass keeps the largest |g| seen so far and the sum
+  /// of squares scaled by it (rescaled when a larger |g| arrives), so no
+  /// square overflows or underflows on the way; the fixed order fixes the
+  /// bits (chapter 33).
+  GradientNorm gradient_norm() const noexcept;
+
+  /// Multiplies every stored gradient element by `factor` in place (chapter
+  /// 33's clipping). A gradient transform is not a new value: versions stay,
+  /// so graphs recorded before stay valid. Every product is checked finite
+  /// before any is written, so it is all or nothing.
+  /// @throws ParameterError InvalidGradientScale (factor not finite or
+  ///         negative), NonFiniteScaledGradient (naming parameter and element).
+  void scale_gradients(double factor) const;
+
+  /// Every stored gradient element g becomes (g / divisor) * multiplier,
+  /// checked and installed as scale_gradients(factor) is. Clipping uses this
+  /// form when the factor multiplier / divisor itself would underflow to 0.
+  /// @throws ParameterError InvalidGradientScale (multiplier not finite or
+  ///         negative, divisor not finite or not > 0), NonFiniteScaledGradient.
+  void scale_gradients(double multiplier, double divisor) const;
+  // endregion: parameter-set-gradient-transform-declarations
+
+  // region: parameter-set-named-values-declarations
+  /// Every parameter's name and value, in set order. Values are shared, not
+  /// copied (chapter 35 writes them to a checkpoint).
+  std::vector<NamedValue> named_values() const;
+
+  /// Checks and stores a new value for every parameter, found by name in
+  /// `values` (in any order), changing nothing yet: the first half of load().
+  /// Checked in this order: each entry of `values` in order (a repeated
+  /// name, a name the set lacks), then each parameter in set order (no
+  /// value for it, then its value's shape and finiteness).
+  /// @throws ParameterError DuplicateValue, UnexpectedValue, MissingValue,
+  ///         RejectedValue (cause_kind() `assign-shape-mismatch` or `non-finite-leaf`).
+  ParameterUpdate prepare_load(std::span<const NamedValue> values) const;
+
+  /// prepare_load(values).commit(): every parameter takes the value of its
+  /// name (its version increments, its gradient is kept), or, if anything is
+  /// rejected, none does.
+  /// @throws ParameterError exactly as prepare_load; on a throw every
+  ///         parameter is unchanged.
+  void load(std::span<const NamedValue> values) const;
+  // endregion: parameter-set-named-values-declarations
+
   /// prepare_update(values).commit(): every parameter gets its new value,
   /// or, if any value is rejected, none does.
   /// @throws ParameterError UpdateCountMismatch or RejectedValue, exactly as
@@ -154,5 +220,50 @@ class ParameterSet {
   std::vector<NamedParameter> entries_;
 };
 // endregion: parameter-set-class
+
+// region: parameter-binding
+/// Which part of a set differs from a ParameterBinding.
+enum class BindingMismatchKind {
+  Count,    ///< the set has another number of parameters
+  Name,     ///< parameter `index` has another name
+  Node,     ///< parameter `index` is another tape node (another model)
+  Version,  ///< parameter `index` was assigned since (an optimizer step, a restore)
+};
+
+/// The first difference between a set and a binding.
+struct BindingMismatch {
+  BindingMismatchKind kind = BindingMismatchKind::Count;
+  std::size_t index = 0;       ///< the parameter (Name, Node, Version)
+  std::string name{};          ///< its captured name
+  std::uint64_t captured = 0;  ///< the captured count or version
+  std::uint64_t current = 0;   ///< the set's count or version now
+};
+
+/// The names, tape nodes and versions of a set's parameters at one moment.
+/// A key/value cache keeps one (chapters 37 and 38): rows computed with one
+/// model's weights must never be mixed with another model's, or with the
+/// same model's after an update, and a node id plus a version says exactly
+/// which values a parameter held (values are immutable; assign() bumps the
+/// version).
+class ParameterBinding {
+ public:
+  /// The binding of `parameters` now.
+  static ParameterBinding capture(const ParameterSet& parameters);
+  /// The first difference from `parameters`, in the order count, then for
+  /// each parameter name, node and version; nothing when it still matches.
+  std::optional<BindingMismatch> compare(const ParameterSet& parameters) const;
+
+  bool operator==(const ParameterBinding&) const = default;
+
+ private:
+  struct Entry {
+    std::string name;
+    std::uint64_t node_id = 0;
+    std::uint64_t version = 0;
+    bool operator==(const Entry&) const = default;
+  };
+  std::vector<Entry> entries_;
+};
+// endregion: parameter-binding
 
 }  // namespace llm

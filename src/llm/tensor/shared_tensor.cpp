@@ -52,6 +52,10 @@ SharedTensor SharedTensor::copy_of(const TensorView& tensor) {
   return SharedTensor(tensor.materialize());
 }
 
+double* SharedTensor::storage_data() const noexcept {
+  return storage_->values.data();
+}
+
 TensorView SharedTensor::view() const& noexcept {
   // The layout was checked against this storage when the handle was made.
   return TensorView(storage_->values, layout_);

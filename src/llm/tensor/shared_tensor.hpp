@@ -119,6 +119,11 @@ class SharedTensor {
   struct Storage;
   SharedTensor(std::shared_ptr<Storage> storage, Layout layout) noexcept;
 
+  /// AppendBuffer writes rows no handle can see yet (append_buffer.hpp).
+  friend class AppendBuffer;
+  /// The first value of the storage block, writable; only AppendBuffer calls it.
+  double* storage_data() const noexcept;
+
   std::shared_ptr<Storage> storage_;
   Layout layout_;
 };

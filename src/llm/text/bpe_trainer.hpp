@@ -25,12 +25,9 @@
 
 #include "llm/error.hpp"
 #include "llm/text/corpus.hpp"
+#include "llm/token_id.hpp"
 
 namespace llm {
-
-/// A token ID. Chapter 3's training IDs are bytes 0..255 and merges from 256;
-/// chapter 4's tokenizer shifts them by two to make room for BOS and EOS.
-using TokenId = std::uint32_t;
 
 /// The number of one-byte tokens that exist before any merge: 256.
 inline constexpr TokenId kByteTokenCount = 256;

@@ -1,7 +1,10 @@
 // AdamW with decoupled weight decay and an all-or-nothing step (chapter 22).
 #include "llm/training/adamw.hpp"
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "llm/format.hpp"
@@ -36,6 +39,8 @@ std::string_view adamw_error_kind_name(AdamWErrorKind kind) {
       return "parameter-shape-changed";
     case AdamWErrorKind::NonFiniteArithmetic:
       return "non-finite-arithmetic";
+    case AdamWErrorKind::InvalidGradientScale:
+      return "invalid-gradient-scale";
   }
   return "unknown";
 }
@@ -67,6 +72,13 @@ double checked(double value, const std::string& name, std::size_t element,
                          std::to_string(element) + " became " + format_shortest(value));
   }
   return value;
+}
+
+// g * s for every element of a stored gradient (AdamWStepOptions::gradient_scale).
+Tensor scaled_copy(const Tensor& gradient, double scale) {
+  Tensor scaled = gradient;
+  for (double& value : scaled.mutable_values()) value *= scale;
+  return scaled;
 }
 
 }  // namespace
@@ -137,6 +149,16 @@ AdamWParameterGroups AdamWParameterGroups::create(const std::vector<std::string>
   return groups;
 }
 
+AdamWParameterGroups AdamWParameterGroups::partition(
+    const ParameterSet& parameters, const std::function<bool(std::string_view)>& decays) {
+  std::vector<std::string> decay;
+  std::vector<std::string> no_decay;
+  for (const NamedParameter& entry : parameters) {
+    (decays(entry.name) ? decay : no_decay).push_back(entry.name);
+  }
+  return create(decay, no_decay);
+}
+
 std::vector<std::string> AdamWParameterGroups::names() const {
   std::set<std::string> all = decay_;
   all.insert(no_decay_.begin(), no_decay_.end());
@@ -154,16 +176,127 @@ const AdamWMoments* AdamW::moments(std::string_view name) const {
   return found == moments_.end() ? nullptr : &found->second;
 }
 
-std::uint64_t AdamW::step(const ParameterSet& parameters) {
-  return prepare_and_commit(parameters, false).step;
+// region: adamw-state-export
+AdamWState AdamW::state() const {
+  return AdamWState{config_, groups_, step_count_, beta1_power_, beta2_power_, moments_};
+}
+// endregion: adamw-state-export
+
+namespace {
+
+// region: adamw-state-checks
+void check_beta_power(std::string_view name, double power, std::uint64_t step_count) {
+  const bool valid = step_count == 0
+                         ? std::bit_cast<std::uint64_t>(power) == std::bit_cast<std::uint64_t>(1.0)
+                         : std::isfinite(power) && power >= 0.0 && power < 1.0;
+  if (!valid) {
+    throw AdamWStateError(AdamWStateErrorKind::InvalidBetaPower,
+                          {.name = std::string(name), .step_count = step_count, .value = power});
+  }
 }
 
-AdamWStep AdamW::step_with_trace(const ParameterSet& parameters) {
-  return prepare_and_commit(parameters, true);
+void check_moment_entry(const std::string& name, const AdamWMoments& moments) {
+  if (name.empty()) throw AdamWStateError(AdamWStateErrorKind::EmptyParameterName, {});
+  std::size_t count = 1;
+  for (std::size_t extent : moments.shape) {
+    if (extent != 0 && count > std::numeric_limits<std::size_t>::max() / extent) {
+      throw AdamWStateError(AdamWStateErrorKind::ShapeOverflow,
+                            {.name = name, .shape = moments.shape});
+    }
+    count *= extent;
+  }
+  if (moments.first.size() != count || moments.second.size() != count) {
+    throw AdamWStateError(AdamWStateErrorKind::MomentLengthMismatch,
+                          {.name = name,
+                           .shape = moments.shape,
+                           .expected = count,
+                           .first_length = moments.first.size(),
+                           .second_length = moments.second.size()});
+  }
+  for (const auto& [which, values] :
+       {std::pair{std::string_view("first"), &moments.first}, {"second", &moments.second}}) {
+    for (std::size_t i = 0; i < values->size(); ++i) {
+      if (!std::isfinite((*values)[i])) {
+        throw AdamWStateError(AdamWStateErrorKind::NonFiniteMoment,
+                              {.name = name, .moment = which, .index = i, .value = (*values)[i]});
+      }
+    }
+  }
+  for (std::size_t i = 0; i < moments.second.size(); ++i) {
+    if (moments.second[i] < 0.0) {
+      throw AdamWStateError(AdamWStateErrorKind::NegativeSecondMoment,
+                            {.name = name, .index = i, .value = moments.second[i]});
+    }
+  }
 }
+// endregion: adamw-state-checks
+
+}  // namespace
+
+// region: adamw-from-state
+AdamW AdamW::from_state(AdamWState state) {
+  check_beta_power("beta1", state.beta1_power, state.step_count);
+  check_beta_power("beta2", state.beta2_power, state.step_count);
+  if ((state.step_count == 0) != state.moments.empty()) {
+    throw AdamWStateError(AdamWStateErrorKind::MomentPresence,
+                          {.step_count = state.step_count, .entries = state.moments.size()});
+  }
+  for (const auto& [name, moments] : state.moments) check_moment_entry(name, moments);
+  if (state.groups && state.step_count > 0) {
+    std::vector<std::string> moment_names;
+    for (const auto& [name, moments] : state.moments) moment_names.push_back(name);
+    if (moment_names != state.groups->names()) {
+      throw AdamWStateError(
+          AdamWStateErrorKind::GroupsMismatch,
+          {.grouped_names = state.groups->names(), .moment_names = std::move(moment_names)});
+    }
+  }
+  AdamW optimizer(state.config);
+  optimizer.groups_ = std::move(state.groups);
+  optimizer.step_count_ = state.step_count;
+  optimizer.beta1_power_ = state.beta1_power;
+  optimizer.beta2_power_ = state.beta2_power;
+  optimizer.moments_ = std::move(state.moments);
+  return optimizer;
+}
+// endregion: adamw-from-state
+
+std::uint64_t AdamW::step(const ParameterSet& parameters, const AdamWStepOptions& options) {
+  return prepare_and_commit(parameters, options, false).step;
+}
+
+AdamWStep AdamW::step_with_trace(const ParameterSet& parameters, const AdamWStepOptions& options) {
+  return prepare_and_commit(parameters, options, true);
+}
+
+// region: adamw-step-configuration
+namespace {
+
+// The configuration one step uses: the configured one, or the same betas,
+// epsilon and decay with this step's rate, checked exactly as a configured
+// rate is (so a scheduled rate cannot make eta * lambda leave (0, 1)).
+AdamWConfig step_config(const AdamWConfig& config, const AdamWStepOptions& options) {
+  if (!options.learning_rate) return config;
+  return AdamWConfig::create(*options.learning_rate, config.beta1(), config.beta2(),
+                             config.epsilon(), config.weight_decay());
+}
+
+double checked_gradient_scale(double scale) {
+  if (!std::isfinite(scale) || scale < 0.0 || scale > 1.0) {
+    throw invalid(AdamWErrorKind::InvalidGradientScale,
+                  "the gradient scale must be finite and in [0, 1]", scale);
+  }
+  return scale;
+}
+
+}  // namespace
+// endregion: adamw-step-configuration
 
 // region: transactional-adamw-step
-AdamWStep AdamW::prepare_and_commit(const ParameterSet& parameters, bool keep_trace) {
+AdamWStep AdamW::prepare_and_commit(const ParameterSet& parameters, const AdamWStepOptions& options,
+                                    bool keep_trace) {
+  const AdamWConfig config = step_config(config_, options);
+  const double gradient_scale = checked_gradient_scale(options.gradient_scale);
   // region: adamw-step-name-checks
   if (parameters.empty())
     throw AdamWError(AdamWErrorKind::EmptyParameterSet, "an AdamW step needs a parameter");
@@ -178,30 +311,40 @@ AdamWStep AdamW::prepare_and_commit(const ParameterSet& parameters, bool keep_tr
   }
   // endregion: adamw-step-name-checks
 
-  // Phase 1: compute every candidate on copies; nothing live is written.
+  // Phase 1: compute every candidate into scratch_, storage this optimizer
+  // owns and nothing reads; the live moments_ are only read.
+  if (step_count_ == 0) scratch_.clear();  // the first step decides the names
   AdamWStep result;
   result.step = step_count_ + 1;
-  const double beta1_power = beta1_power_ * config_.beta1();
-  const double beta2_power = beta2_power_ * config_.beta2();
+  result.learning_rate = config.learning_rate();
+  const double beta1_power = beta1_power_ * config.beta1();
+  const double beta2_power = beta2_power_ * config.beta2();
   result.first_correction = 1.0 - beta1_power;
   result.second_correction = 1.0 - beta2_power;
-  std::map<std::string, AdamWMoments, std::less<>> next_moments;
   std::vector<Tensor> next_values;
+  next_values.reserve(parameters.size());
   for (const NamedParameter& entry : parameters) {
     const Tensor before = entry.parameter.value().materialize();
-    const Tensor& gradient =
-        *entry.parameter.gradient();  // a set holds parameters only: always present
-    AdamWMoments moments =
-        step_count_ == 0 ? AdamWMoments{before.shape(), std::vector<double>(before.size(), 0.0),
-                                        std::vector<double>(before.size(), 0.0)}
-                         : moments_.find(entry.name)->second;
+    const Tensor& stored = *entry.parameter.gradient();  // a set holds parameters only
+    // The gradient the moments read: the stored one, or a scaled copy.
+    const Tensor scaled = gradient_scale == 1.0 ? Tensor() : scaled_copy(stored, gradient_scale);
+    const Tensor& gradient = gradient_scale == 1.0 ? stored : scaled;
+    AdamWMoments& next = scratch_[entry.name];
+    next.shape = before.shape();
+    next.first.resize(before.size());
+    next.second.resize(before.size());
+    if (step_count_ == 0) {  // fresh moments are zero; each element reads its own before writing
+      std::fill(next.first.begin(), next.first.end(), 0.0);
+      std::fill(next.second.begin(), next.second.end(), 0.0);
+    }
+    const AdamWMoments& moments = step_count_ == 0 ? next : moments_.find(entry.name)->second;
     if (moments.shape != before.shape()) {
       throw AdamWError(
           AdamWErrorKind::ParameterShapeChanged,
           "parameter '" + entry.name + "' changed shape since its moments were created");
     }
     const bool decays = !groups_ || groups_->decays(entry.name);
-    const double decay_product = decays ? config_.learning_rate() * config_.weight_decay() : 0.0;
+    const double decay_product = decays ? config.learning_rate() * config.weight_decay() : 0.0;
     AdamWParameterUpdate update{entry.name, before.shape(), decays, {}, {}, {}, {}, {}, {}, {}, {},
                                 {}};
     std::vector<double> after(before.size());
@@ -209,25 +352,25 @@ AdamWStep AdamW::prepare_and_commit(const ParameterSet& parameters, bool keep_tr
       // region: adamw-element-update
       const double theta = before.values()[i];
       const double g = gradient.values()[i];
-      const double m = checked(config_.beta1() * moments.first[i] + (1.0 - config_.beta1()) * g,
+      const double m = checked(config.beta1() * moments.first[i] + (1.0 - config.beta1()) * g,
                                entry.name, i, "first moment");
       const double g_squared = checked(g * g, entry.name, i, "squared gradient");
       const double v =
-          checked(config_.beta2() * moments.second[i] + (1.0 - config_.beta2()) * g_squared,
+          checked(config.beta2() * moments.second[i] + (1.0 - config.beta2()) * g_squared,
                   entry.name, i, "second moment");
       const double m_hat =
           checked(m / result.first_correction, entry.name, i, "corrected first moment");
       const double v_hat =
           checked(v / result.second_correction, entry.name, i, "corrected second moment");
       const double adaptive =
-          checked(config_.learning_rate() * (m_hat / (std::sqrt(v_hat) + config_.epsilon())),
+          checked(config.learning_rate() * (m_hat / (std::sqrt(v_hat) + config.epsilon())),
                   entry.name, i, "adaptive delta");
       const double decay =
           checked(decay_product * theta, entry.name, i, "decay delta");  // never enters m or v
       after[i] = checked(theta - adaptive - decay, entry.name, i, "updated value");
       // endregion: adamw-element-update
-      moments.first[i] = m;
-      moments.second[i] = v;
+      next.first[i] = m;
+      next.second[i] = v;
       if (keep_trace) {
         update.before.push_back(theta);
         update.gradient.push_back(g);
@@ -241,16 +384,16 @@ AdamWStep AdamW::prepare_and_commit(const ParameterSet& parameters, bool keep_tr
       }
     }
     next_values.emplace_back(before.shape(), std::move(after));
-    next_moments.emplace(entry.name, std::move(moments));
     if (keep_trace) result.updates.push_back(std::move(update));
   }
 
   // Phase 2: the tape checks and stores every new value (may throw; nothing changed yet).
   ParameterUpdate prepared = parameters.prepare_update(std::move(next_values));
 
-  // Phase 3: install everything with operations that cannot throw.
+  // Phase 3: install everything with operations that cannot throw. The old
+  // moments become the next step's scratch: no moment is copied.
   prepared.commit();
-  moments_.swap(next_moments);
+  moments_.swap(scratch_);
   step_count_ = result.step;
   beta1_power_ = beta1_power;
   beta2_power_ = beta2_power;

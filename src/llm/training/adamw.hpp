@@ -13,10 +13,17 @@
 // value and every new moment is computed and checked first, the values are
 // prepared with ParameterSet::prepare_update, and only then are values,
 // moments and the step count installed, by operations that cannot throw.
+//
+// Chapter 33 drives the same optimizer from a training loop: a step may take
+// its own learning rate (a schedule's value) and a uniform gradient scale
+// (AdamWStepOptions). Chapter 35 saves and restores it: state() returns
+// everything the next step reads, from_state() rebuilds an optimizer that
+// continues bit for bit.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -27,6 +34,7 @@
 #include "llm/error.hpp"
 #include "llm/nn/parameter_set.hpp"
 #include "llm/tensor/shape.hpp"
+#include "llm/training/adamw_state_error.hpp"
 
 namespace llm {
 
@@ -46,6 +54,7 @@ enum class AdamWErrorKind {
   ParameterSetChanged,    ///< the set's names differ from the groups' or the moments'
   ParameterShapeChanged,  ///< a parameter's shape differs from its moments'
   NonFiniteArithmetic,    ///< a moment, delta or new value overflowed or became NaN
+  InvalidGradientScale,   ///< a step's gradient scale is not finite or outside [0, 1]
 };
 
 /// Stable kebab-case name of a kind, e.g. `invalid-decay-product`.
@@ -123,6 +132,17 @@ class AdamWParameterGroups {
   bool decays(std::string_view name) const { return decay_.contains(std::string(name)); }
   /// Every grouped name, sorted.
   std::vector<std::string> names() const;
+  /// The decay group's names, sorted (byte order).
+  std::vector<std::string> decay_names() const { return {decay_.begin(), decay_.end()}; }
+  /// The no-decay group's names, sorted (byte order).
+  std::vector<std::string> no_decay_names() const { return {no_decay_.begin(), no_decay_.end()}; }
+
+  /// Puts every parameter of `parameters` in the decay group when
+  /// `decays(name)` is true and in the no-decay group otherwise (chapter 33:
+  /// every name ending in `.gain` is kept out of decay).
+  /// @throws AdamWError EmptyParameterGroups for an empty set.
+  static AdamWParameterGroups partition(const ParameterSet& parameters,
+                                        const std::function<bool(std::string_view)>& decays);
 
   bool operator==(const AdamWParameterGroups&) const = default;
 
@@ -151,7 +171,8 @@ struct AdamWParameterUpdate {
   Shape shape;                   ///< its shape
   bool decay_applied = false;    ///< in the decay group (lambda > 0 applies)
   std::vector<double> before;    ///< theta_{t-1}
-  std::vector<double> gradient;  ///< g_t (the stored gradient, unchanged by the step)
+  std::vector<double> gradient;  ///< g_t as the moments read it: the stored gradient times the
+                                 ///< step's gradient scale (the stored one is left unchanged)
   std::vector<double> first_moment, second_moment;                      ///< m_t, v_t
   std::vector<double> corrected_first_moment, corrected_second_moment;  ///< m^_t, v^_t
   std::vector<double> adaptive_delta;  ///< eta m^_t / (sqrt(v^_t) + epsilon)
@@ -162,10 +183,43 @@ struct AdamWParameterUpdate {
 /// One committed step with its intermediates (AdamW::step_with_trace).
 struct AdamWStep {
   std::uint64_t step = 0;                     ///< t, counted from 1
+  double learning_rate = 0.0;                 ///< eta this step used
   double first_correction = 0.0;              ///< 1 - beta1^t
   double second_correction = 0.0;             ///< 1 - beta2^t
   std::vector<AdamWParameterUpdate> updates;  ///< in the set's order
 };
+
+// region: adamw-step-options
+/// What one step may choose for itself without rebuilding the optimizer
+/// (chapter 33). The defaults reproduce chapter 22's step.
+struct AdamWStepOptions {
+  /// eta for this step only, e.g. a schedule's value; the configured rate
+  /// when empty. Checked with the configured betas, epsilon and decay
+  /// exactly as AdamWConfig::create checks a rate (the decay product eta *
+  /// lambda included); the configuration itself keeps its rate.
+  std::optional<double> learning_rate{};
+  /// A factor s in [0, 1] every gradient element is multiplied by before the
+  /// moments read it (g * s; s = 1 reads g unchanged). The decay term does
+  /// not see it, and the stored gradient is left as it is.
+  double gradient_scale = 1.0;
+};
+// endregion: adamw-step-options
+
+// region: adamw-state
+/// Everything the next AdamW step reads, as plain values: what a checkpoint
+/// stores (chapter 35). AdamW::from_state(optimizer.state()) continues bit
+/// for bit where `optimizer` stopped.
+struct AdamWState {
+  AdamWConfig config;                          ///< the five hyperparameters
+  std::optional<AdamWParameterGroups> groups;  ///< the decay policy, or every parameter decays
+  std::uint64_t step_count = 0;                ///< committed steps t
+  double beta1_power = 1.0;                    ///< beta1^t as the running product holds it
+  double beta2_power = 1.0;                    ///< beta2^t as the running product holds it
+  std::map<std::string, AdamWMoments, std::less<>> moments;  ///< by name; empty at t = 0
+
+  bool operator==(const AdamWState&) const = default;
+};
+// endregion: adamw-state
 
 // region: adamw-optimizer-class
 /// AdamW over a ParameterSet whose names stay the same from step to step.
@@ -181,19 +235,39 @@ class AdamW {
   /// One step over every parameter of `parameters`, reading each stored
   /// gradient (which the step leaves in place: clear it with zero_grad()
   /// before the next backward pass). Returns the new step count t.
-  /// @throws AdamWError EmptyParameterSet, ParameterSetChanged (names differ
-  ///         from the groups or, after the first step, from the moments),
-  ///         ParameterShapeChanged, NonFiniteArithmetic (naming parameter,
-  ///         element and quantity).
+  /// `options` may set this step's learning rate and gradient scale
+  /// (chapter 33); checked first, in that order.
+  /// @throws AdamWError InvalidLearningRate, InvalidDecayProduct (the step's
+  ///         rate), InvalidGradientScale, EmptyParameterSet,
+  ///         ParameterSetChanged (names differ from the groups or, after the
+  ///         first step, from the moments), ParameterShapeChanged,
+  ///         NonFiniteArithmetic (naming parameter, element and quantity).
   /// On any throw, every value, gradient, moment and the step count are
   /// unchanged, bit for bit.
-  std::uint64_t step(const ParameterSet& parameters);
+  std::uint64_t step(const ParameterSet& parameters, const AdamWStepOptions& options = {});
 
   /// step(), also returning every intermediate.
-  AdamWStep step_with_trace(const ParameterSet& parameters);
+  AdamWStep step_with_trace(const ParameterSet& parameters, const AdamWStepOptions& options = {});
 
-  /// The hyperparameters every step uses.
+  /// A copy of everything the next step reads (chapter 35).
+  AdamWState state() const;
+
+  /// An optimizer that continues where the one `state` came from, bit for
+  /// bit: same moments, step count and exact beta powers. The state is
+  /// checked, not trusted (it may come from a file): in this order, beta1
+  /// and beta2 powers (exactly 1 at t = 0, finite in [0, 1) after),
+  /// moments present exactly when t > 0, each entry (a name, a shape whose
+  /// element count fits, both moment lengths equal to it, finite moments,
+  /// no negative second moment), and with groups and t > 0 the moments'
+  /// names equal to the grouped names. Names and shapes are compared with a
+  /// parameter set on the next step().
+  /// @throws AdamWStateError naming the first fault.
+  static AdamW from_state(AdamWState state);
+
+  /// The hyperparameters every step uses (a step may override the rate).
   const AdamWConfig& config() const noexcept { return config_; }
+  /// The decay groups, or empty when every parameter decays.
+  const std::optional<AdamWParameterGroups>& groups() const noexcept { return groups_; }
   /// The number of committed steps.
   std::uint64_t step_count() const noexcept { return step_count_; }
   /// The names that own moments, sorted (empty before the first step).
@@ -201,10 +275,17 @@ class AdamW {
   /// The moments of `name`, or nullptr.
   const AdamWMoments* moments(std::string_view name) const;
 
-  bool operator==(const AdamW&) const = default;
+  /// Equal configuration, groups, step count, beta powers and moments (the
+  /// scratch buffers of the next step are not state).
+  friend bool operator==(const AdamW& a, const AdamW& b) {
+    return a.config_ == b.config_ && a.groups_ == b.groups_ && a.step_count_ == b.step_count_ &&
+           a.beta1_power_ == b.beta1_power_ && a.beta2_power_ == b.beta2_power_ &&
+           a.moments_ == b.moments_;
+  }
 
  private:
-  AdamWStep prepare_and_commit(const ParameterSet& parameters, bool keep_trace);
+  AdamWStep prepare_and_commit(const ParameterSet& parameters, const AdamWStepOptions& options,
+                               bool keep_trace);
 
   AdamWConfig config_;
   std::optional<AdamWParameterGroups> groups_;
@@ -212,6 +293,10 @@ class AdamW {
   double beta1_power_ = 1.0;  ///< beta1^t, kept as a running product
   double beta2_power_ = 1.0;  ///< beta2^t
   std::map<std::string, AdamWMoments, std::less<>> moments_;
+  /// Where a step writes its candidate moments. A successful step swaps it
+  /// with moments_, so after the first step no moment is allocated or
+  /// copied; a failed step leaves moments_ untouched (only this is dirty).
+  std::map<std::string, AdamWMoments, std::less<>> scratch_;
 };
 // endregion: adamw-optimizer-class
 
