@@ -1,9 +1,17 @@
 # The front door of "LLM from scratch in C++". Thin: every target delegates to
 # CMake (which decides what is out of date), ctest, or the tools in tools/.
-# `make help` lists the targets. Variables: BUILD, PYTHON, CXX, WERROR, SYNC, DEMO_TIMEOUT,
+# `make help` lists the targets. Variables: BUILD, PYTHON, CXX, WERROR, SYNC, SANITIZE, DEMO_TIMEOUT,
 # REPOSITORY_URL, and for `make bench`: BENCH_BUILD, BENCH_JSON, BENCH_ARGS.
 
 SHELL := /bin/bash
+# SANITIZE=1: build and test everything under AddressSanitizer and
+# UndefinedBehaviorSanitizer, in its own build directory, with a longer demo
+# time limit (a sanitized demo runs several times slower).
+ifneq ($(filter 1 yes true,$(SANITIZE)),)
+BUILD ?= build-asan
+DEMO_TIMEOUT ?= 300
+SANITIZE_ARGS := -DLLM_SANITIZE=ON
+endif
 BUILD ?= build
 # Debian's interpreter has the book's Python modules (jinja2, sphinx, breathe...);
 # a python3 earlier on PATH (pyenv, venv) usually does not.
@@ -20,7 +28,17 @@ CHAPTER_NUMBERS := $(foreach c,$(CHAPTERS),$(firstword $(subst -, ,$(c))))
 # Chapters declared with llm_chapter(NO_DEMO) have a page but no demo to run or sync.
 NO_DEMO_CHAPTERS := $(notdir $(patsubst %/,%,$(dir $(shell grep -l 'llm_chapter.*NO_DEMO' chapters/[0-9]*/CMakeLists.txt 2>/dev/null))))
 DEMO_CHAPTERS := $(filter-out $(NO_DEMO_CHAPTERS),$(CHAPTERS))
-CONFIGURE_ARGS := -G "$(GENERATOR)" -DCMAKE_CXX_COMPILER=$(CXX) -DLLM_PYTHON=$(PYTHON) -DLLM_WERROR=$(WERROR) -DLLM_DEMO_TIMEOUT=$(DEMO_TIMEOUT) -DLLM_REPOSITORY_URL=$(REPOSITORY_URL)
+# SYNC=1, yes or true syncs; 0, no, false or nothing does not. Any other value
+# stops `make chapter-NN` before anything runs, rather than being ignored.
+SYNC_TRUE := 1 yes true Yes True YES
+SYNC_FALSE := 0 no false No False NO
+SYNC_ON := $(if $(filter $(SYNC_TRUE),$(strip $(SYNC))),1)
+ifneq ($(filter chapter-%,$(MAKECMDGOALS)),)
+ifneq ($(filter-out $(SYNC_TRUE) $(SYNC_FALSE),$(strip $(SYNC)))$(word 2,$(SYNC)),)
+$(error SYNC='$(SYNC)' is neither on nor off: write SYNC=1 (or yes, true) to accept the demo's output, or leave SYNC out)
+endif
+endif
+CONFIGURE_ARGS := $(strip -G "$(GENERATOR)" -DCMAKE_CXX_COMPILER=$(CXX) -DLLM_PYTHON=$(PYTHON) -DLLM_WERROR=$(WERROR) -DLLM_DEMO_TIMEOUT=$(DEMO_TIMEOUT) -DLLM_REPOSITORY_URL=$(REPOSITORY_URL) $(SANITIZE_ARGS))
 CMAKE_BUILD := cmake --build $(BUILD) --target
 
 # One build at a time per build directory (tools/buildlock.py): a recipe that
@@ -38,7 +56,7 @@ CONFIGURE = if [ ! -f $(BUILD)/CMakeCache.txt ] || [ "$$(cat $(BUILD)/make-confi
   fi
 
 .DEFAULT_GOAL := help
-.PHONY: help book test bench train-anchor sync clean deps configure check-html pdf epub FORCE
+.PHONY: help book test bench train-anchor sync clean deps configure check-html pdf epub format FORCE
 
 help: ## List the targets
 	@echo "LLM from scratch in C++ -- make targets:"
@@ -46,9 +64,12 @@ help: ## List the targets
 	@echo "  make chapter-NN    build chapter NN's demo, run it, verify its output, render its page"
 	@echo "                     (chapters: $(CHAPTER_NUMBERS))"
 	@echo "  make chapter-NN SYNC=1   run chapter NN's demo twice and, if both runs print the same"
-	@echo "                     UTF-8 text, accept it into its expected.txt; then as above"
+	@echo "                     UTF-8 text, accept it into its expected.txt; then as above (SYNC=yes, true too)"
 	@echo "  make sync          the same for every chapter"
-	@echo "  make test          GoogleTest suites, one output check per chapter, and the tools' pytest suites"
+	@echo "  make test          GoogleTest suites, one output check per chapter, the tools' pytest suites"
+	@echo "                     and the C++ format check"
+	@echo "  make format        apply .clang-format (clang-format 14) to every C++ file; prints each file it changed"
+	@echo "  make test SANITIZE=1   the suites and every demo's check under ASan and UBSan, in build-asan/"
 	@echo "  make check-html    the built book in headless Chromium; screenshots -> $(BUILD)/screenshots"
 	@echo "  make pdf           the whole book as a PDF (print view through headless Chromium) -> $(BUILD)/llm-from-scratch-cpp.pdf"
 	@echo "  make epub          the whole book as an EPUB (Sphinx, math as MathML) -> $(BUILD)/llm-from-scratch-cpp.epub"
@@ -80,9 +101,9 @@ chapter-%: FORCE
 	number=$${slug%%-*}; \
 	$(MAKE) --no-print-directory deps || exit 1; \
 	$(LOCK) && $(CONFIGURE) || exit 1; \
-	if [ '$(SYNC)' = 1 ] && [ -n '$(filter $*-% $*,$(NO_DEMO_CHAPTERS))' ]; then \
+	if [ -n '$(SYNC_ON)' ] && [ -n '$(filter $*-% $*,$(NO_DEMO_CHAPTERS))' ]; then \
 	  echo "chapter $$number: no demo (llm_chapter(NO_DEMO)), nothing to sync"; \
-	elif [ '$(SYNC)' = 1 ]; then \
+	elif [ -n '$(SYNC_ON)' ]; then \
 	  $(CMAKE_BUILD) chapter-$$number-sync || exit 1; \
 	fi; \
 	$(CMAKE_BUILD) chapter-$$number && \
@@ -100,6 +121,12 @@ test: deps ## GoogleTest + chapter output checks + pytest
 	@$(LOCK) && $(CONFIGURE) && \
 	$(CMAKE_BUILD) all && \
 	ctest --test-dir $(BUILD) --output-on-failure --progress -j2
+
+# clang-format 14 rewrites every C++ file git tracks (or would add) that
+# differs from .clang-format; `make test` runs the same tool as the ctest
+# format-check, which changes nothing and names each unformatted file.
+format: deps ## Apply .clang-format to every C++ file
+	@$(PYTHON) -m tools.clang_format --fix
 
 # The browser check needs Chromium, its driver and Selenium (Debian packages,
 # installed here rather than for every build).

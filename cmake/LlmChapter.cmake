@@ -24,7 +24,9 @@ function(llm_chapter)
   set(demo chapter-${number}-demo)
   set(run_dir ${LLM_CHAPTER_RUNS}/${slug})
   set(page ${LLM_BOOK_SOURCE}/chapters/${slug}.md)
-  # Deleted when a step fails, so no page keeps showing output the build rejected.
+  # Withdrawn when a step fails (a refused sync too), so no page keeps showing
+  # output the build rejected: the page is deleted, the HTML page replaced by a
+  # notice saying why (tools/stale.py).
   set(stale_pages --stale ${page} --stale ${LLM_HTML}/chapters/${slug}.html)
   file(GLOB tool_sources CONFIGURE_DEPENDS ${LLM_TOOL_SOURCES_GLOB})
 
@@ -77,7 +79,7 @@ function(llm_chapter)
   add_custom_target(chapter-${number}-output DEPENDS ${run_dir}/output.txt)
   add_custom_target(chapter-${number}-sync
     COMMAND ${LLM_PYTHON} -m tools.demo sync --chapter ${slug}
-            --executable $<TARGET_FILE:${demo}> --timeout ${LLM_DEMO_TIMEOUT}
+            --executable $<TARGET_FILE:${demo}> --timeout ${LLM_DEMO_TIMEOUT} ${stale_pages}
     WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
     COMMENT "chapter ${number}: sync expected.txt from two runs of the demo"
     VERBATIM)

@@ -17,7 +17,10 @@ template is rendered, :meth:`BlockPlacer.place` replaces each placeholder:
   (``-``, ``*``, ``+``, ``1.``, ``1)``). That text is the block's *prefix*;
 * every further line of the block is prefixed with the *continuation*: the
   prefix with each list marker turned into spaces and each ``>`` kept, so the
-  block stays inside the list item or quote;
+  block stays inside the list item or quote. A ``>`` written without the space
+  after it (``>{{ listing(...) }}``) gets one in the continuation: CommonMark
+  takes a ``>`` and one optional space as the quote marker, so without it the
+  first column of every indented line would be eaten;
 * the block's fence is chosen so that it neither closes nor is closed by the
   fences it sits in: its own fence character first, at its own length when
   that fits (so a block outside any fence is unchanged, byte for byte), else
@@ -25,7 +28,12 @@ template is rendered, :meth:`BlockPlacer.place` replaces each placeholder:
   character (a tilde fence inside a backtick admonition);
 * a block inside a code block (a fence without a ``{directive}``, or a
   directive that shows its content as text, such as ``{code-block}``) would
-  be shown as text, and is an error.
+  be shown as text, and is an error;
+* finally the placed page is parsed with MyST's own parser, configured as in
+  book/conf.py, and every block must come out as a fence holding exactly its
+  lines. Where Markdown reads the call's line as something else (five or more
+  spaces after a list marker make an indented code block, which would show
+  the raw fence as text) the render fails, saying why.
 
 Every error names the chapter.md line of the macro call, through
 :class:`PlacementError`.
@@ -35,7 +43,10 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 #: Container markers that may precede a block on its line: spaces, ``>``,
 #: bullet and ordered list markers (each followed by a space or the line end).
@@ -61,6 +72,8 @@ RAW_DIRECTIVES = frozenset(
         "graph",
     }
 )
+#: The MyST extensions of book/conf.py (``myst_enable_extensions``); a test keeps them equal.
+MYST_EXTENSIONS = ("dollarmath", "colon_fence", "deflist")
 
 
 class PlacementError(Exception):
@@ -171,6 +184,7 @@ class BlockPlacer:
         token_pattern = re.compile(f"\u27e6llm-block-{self._nonce}-[0-9]+\u27e7")
         stack: list[_Fence] = []
         output: list[str] = []
+        placed: list[tuple[Block, str]] = []
         for page_line, line in enumerate(page.split("\n"), start=1):
             tokens = token_pattern.findall(line)
             if not tokens:
@@ -190,6 +204,7 @@ class BlockPlacer:
                     f"'>' or spaces; here the line reads {found!r}",
                 )
             output.append(prefix + self._render(block, prefix, stack) + suffix)
+            placed.append((block, prefix))
         missing = [block for token, block in self._blocks.items() if token not in seen]
         if missing:
             raise self.error(
@@ -197,7 +212,19 @@ class BlockPlacer:
                 "its block is not on the page (a filter changed it, or it was stored and "
                 "never written); write the call as {{ ... }} on its own line",
             )
-        return "\n".join(output)
+        page = "\n".join(output)
+        self._check_parsed(page, placed)
+        return page
+
+    def _check_parsed(self, page: str, placed: list[tuple[Block, str]]) -> None:
+        """Raise unless MyST's parser finds every placed block as a fence holding exactly its lines."""
+        found = Counter(myst_fences(page))
+        for block, prefix in placed:
+            key = (block.info.strip(), "".join(f"{line}\n" for line in block.body))
+            if found[key] > 0:
+                found[key] -= 1
+                continue
+            raise self.error(block, f"Markdown would not show it as a block here: {_misread_reason(prefix)}")
 
     def _render(self, block: Block, prefix: str, stack: list[_Fence]) -> str:
         """The block's text: first line after ``prefix``, further lines after the continuation."""
@@ -226,11 +253,24 @@ class BlockPlacer:
                         block,
                         f"its line {text!r} would close the enclosing fence {fence.text!r}",
                     )
-        continuation = "".join(character if character == ">" else " " for character in prefix)
+        continuation = _continuation(prefix)
         fence_text = char * length
         lines = [fence_text + block.info, *block.body, fence_text]
         rest = [(continuation + text) if text else continuation.rstrip() for text in lines[1:]]
         return "\n".join([lines[0], *rest]) + "\n"
+
+
+def _continuation(prefix: str) -> str:
+    """The prefix of a block's further lines: list markers as spaces, each ``>`` kept with one space after it."""
+    characters = []
+    for index, character in enumerate(prefix):
+        if character != ">":
+            characters.append(" ")
+        elif prefix[index + 1 : index + 2] == " ":
+            characters.append(">")
+        else:
+            characters.append("> ")
+    return "".join(characters)
 
 
 def _choose_fence(block: Block, stack: list[_Fence]) -> tuple[str | None, int]:
@@ -266,3 +306,51 @@ def _track_fences(line: str, page_line: int, stack: list[_Fence]) -> None:
     if fence[0] == "`" and "`" in info:
         return  # not a fence: CommonMark forbids backticks in a backtick fence's info string
     stack.append(_Fence(fence[0], len(fence), info, page_line))
+
+
+def _misread_reason(prefix: str) -> str:
+    """Why Markdown reads a block placed after ``prefix`` as something other than its fence."""
+    marker = re.search(r"([-+*]|[0-9]{1,9}[.)]|>)( *)$", prefix)
+    if marker and marker.group(1) != ">" and len(marker.group(2)) >= 5:
+        return (
+            f"{len(marker.group(2))} spaces after the list marker '{marker.group(1)}' start an indented "
+            "code block, which would show the raw fence as text; write one to four spaces after the marker"
+        )
+    if marker and marker.group(1) == ">" and len(marker.group(2)) >= 5:
+        return (
+            f"{len(marker.group(2))} spaces after '>' start an indented code block inside the quote, which "
+            "would show the raw fence as text; write one space after '>'"
+        )
+    if not marker and len(prefix) >= 4:
+        return (
+            f"the call is indented {len(prefix)} spaces, and outside a list item four or more spaces start "
+            "an indented code block, which would show the raw fence as text; indent it less"
+        )
+    return f"its line starts with {prefix!r}, and the page's Markdown around it does not hold a fence there"
+
+
+def myst_fences(text: str) -> Iterable[tuple[str, str]]:
+    """(info, content) of every fence MyST's parser finds in ``text``, inside directives too."""
+    for token in _myst_parser().parse(text):
+        if token.type not in ("fence", "colon_fence"):
+            continue
+        info = token.info.strip()
+        yield info, token.content
+        name = re.match(r"\{([^}]*)\}", info)
+        if name and name.group(1) not in RAW_DIRECTIVES:
+            yield from myst_fences(token.content)
+
+
+_PARSER: Any = None
+
+
+def _myst_parser() -> Any:
+    """MyST's Markdown parser with the book's extensions (imported on first use: it is slow to load)."""
+    global _PARSER
+    if _PARSER is None:
+        from markdown_it.renderer import RendererHTML
+        from myst_parser.config.main import MdParserConfig
+        from myst_parser.parsers.mdit import create_md_parser
+
+        _PARSER = create_md_parser(MdParserConfig(enable_extensions=list(MYST_EXTENSIONS)), RendererHTML)
+    return _PARSER

@@ -24,11 +24,19 @@ prints as ``expected.txt``. The build runs the demo into a run directory
 ``sync``
     Run the demo twice (each into a temporary directory, as ``check`` does)
     and write its output into ``expected.txt`` (atomically, only if the bytes
-    differ), printing the diff. It refuses, leaving expected.txt as it was,
-    when a run fails, when the two runs print different bytes (a printed
-    address, a time, an unordered container: output no later run can match;
-    the message names the first differing line), or when the output is not
-    valid UTF-8 (naming the byte offset and line).
+    differ), printing the diff. The second run differs from the first where
+    output often depends by mistake on when or where a program ran: its clock
+    is 397 days and 7 hours later (``faketime``), its time zone is UTC+05:45
+    and its environment is 4 KiB larger, which moves the stack (addresses move
+    anyway under the usual address-space randomization). It refuses, leaving
+    expected.txt as it was, when a run fails, when the two runs print
+    different bytes (a printed address, a time or date, an unordered
+    container: output no later run can match; the message names the first
+    differing line), or when the output is not valid UTF-8 (naming the byte
+    offset and line). What two runs on one machine cannot show is not
+    refused: output that depends on the machine (its CPU, its user or host
+    name, files outside the repository) or on a random value the two runs
+    happen to share.
 ``check``
     For ctest: ``run`` into a temporary directory, then compare with
     expected.txt, touching nothing in ``chapters/`` or ``build/``.
@@ -51,15 +59,17 @@ import argparse
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools import stale
 from tools.fileio import atomic_write_bytes, atomic_write_text, repository_root
 from tools.textdiff import first_difference, unified_diff, utf8_problem
 
@@ -71,6 +81,20 @@ EXPECTED_NAME = "expected.txt"
 STDERR_TAIL_LINES = 20
 #: Seconds to wait for a killed demo's pipes to close.
 _KILL_GRACE_SECONDS = 5.0
+#: How the second run of ``sync`` differs from the first, so that output that
+#: depends on when or where the demo ran differs between the two: the clock
+#: (libfaketime's ``faketime``, Debian package faketime) and the time zone are
+#: shifted, and the environment grows by a 4 KiB variable, which moves the
+#: stack even on a system that turned address-space randomization off.
+#: 397 days, 7 hours and 13 minutes, in the seconds form libfaketime parses
+#: reliably (it misreads some combined forms such as "+397d 7h").
+SHIFTED_SECONDS = ((397 * 24 + 7) * 60 + 13) * 60
+SHIFTED_CLOCK = ("faketime", "-f", f"+{SHIFTED_SECONDS}")
+SHIFTED_TIME_ZONE = "<+0545>-5:45"
+SHIFT_DESCRIPTION = (
+    "the second run sees the clock 397 days, 7 hours and 13 minutes later, the time zone "
+    "UTC+05:45 and its stack at another address"
+)
 
 _SLUG = re.compile(r"(?P<number>[0-9]+)-[a-z0-9]+(?:-[a-z0-9]+)*")
 
@@ -175,13 +199,16 @@ class DemoRun:
         return self.stdout.count(b"\n") + unterminated
 
 
-def execute(command: Sequence[str], cwd: Path, timeout: float) -> DemoRun:
+def execute(
+    command: Sequence[str], cwd: Path, timeout: float, environment: Mapping[str, str] | None = None
+) -> DemoRun:
     """Run ``command`` in its own process group with stdin on /dev/null.
 
     Args:
         command: the program and its arguments.
         cwd: the working directory.
         timeout: seconds before the whole process group is killed (the run then hung).
+        environment: the program's environment (default: this process's).
 
     Raises:
         OSError: if the program cannot be started.
@@ -194,6 +221,7 @@ def execute(command: Sequence[str], cwd: Path, timeout: float) -> DemoRun:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
+        env=None if environment is None else dict(environment),
     )
     try:
         stdout, stderr = process.communicate(timeout=timeout)
@@ -289,12 +317,16 @@ def _failure_message(chapter: Chapter, executable: Path, reason: str, run: DemoR
     return "\n".join(lines)
 
 
-def run_demo(chapter: Chapter, executable: Path, run_dir: Path, timeout: float) -> DemoRun:
+def run_demo(
+    chapter: Chapter, executable: Path, run_dir: Path, timeout: float, shifted: bool = False
+) -> DemoRun:
     """Run the chapter's demo and accept its stdout as ``run_dir/output.txt``.
 
     The previous output, trace and stamp are removed first; the new output is
     written only if the demo exits 0 within ``timeout`` seconds and leaves a
-    JSON trace at ``run_dir/trace.json``.
+    JSON trace at ``run_dir/trace.json``. With ``shifted`` the demo runs in
+    the second environment of ``sync`` (:data:`SHIFTED_CLOCK`,
+    :data:`SHIFTED_TIME_ZONE`).
 
     Raises:
         DemoError: if the demo cannot start, exits non-zero, dies by a signal,
@@ -306,8 +338,11 @@ def run_demo(chapter: Chapter, executable: Path, run_dir: Path, timeout: float) 
     trace = run_dir / TRACE_NAME
     run_dir.mkdir(parents=True, exist_ok=True)
     _remove_results(run_dir)
+    command, environment = [str(executable), "--trace", str(trace)], None
+    if shifted:
+        command, environment = _shifted(chapter, executable, command)
     try:
-        run = execute([str(executable), "--trace", str(trace)], chapter.root, timeout)
+        run = execute(command, chapter.root, timeout, environment)
     except OSError as error:
         reason = (
             f"cannot be started ({error.strerror}); build it with make chapter-{chapter.number}"
@@ -319,6 +354,21 @@ def run_demo(chapter: Chapter, executable: Path, run_dir: Path, timeout: float) 
         raise DemoError(_failure_message(chapter, executable, reason, run))
     atomic_write_bytes(run_dir / OUTPUT_NAME, run.stdout)
     return run
+
+
+def _shifted(chapter: Chapter, executable: Path, command: list[str]) -> tuple[list[str], dict[str, str]]:
+    """``command`` and an environment for the second sync run: clock, time zone and stack shifted."""
+    if shutil.which(SHIFTED_CLOCK[0]) is None:
+        raise DemoError(
+            f"chapter {chapter.number}: sync ... FAILED: the second run needs the program "
+            f"'{SHIFTED_CLOCK[0]}' (Debian package faketime) to shift the demo's clock; "
+            "install it with: make deps"
+        )
+    if not os.access(executable, os.X_OK):  # faketime would report it less clearly
+        reason = f"cannot be started (no such executable); build it with make chapter-{chapter.number}"
+        raise DemoError(_failure_message(chapter, executable, reason, None))
+    environment = {**os.environ, "TZ": SHIFTED_TIME_ZONE, "LLM_SYNC_SECOND_RUN": "x" * 4096}
+    return [*SHIFTED_CLOCK, *command], environment
 
 
 def run_progress(chapter: Chapter, run: DemoRun) -> str:
@@ -421,7 +471,7 @@ def sync(
     outputs = []
     for run_number in (1, 2):
         with tempfile.TemporaryDirectory(prefix=f"llm-sync-{chapter.slug}-") as directory:
-            run = run_demo(chapter, executable, Path(directory), timeout)
+            run = run_demo(chapter, executable, Path(directory), timeout, shifted=run_number == 2)
             progress(run_progress(chapter, run).replace(": run ...", f": sync run {run_number} ..."))
             outputs.append(run.stdout)
     refused = f"chapter {chapter.number}: sync ... REFUSED"
@@ -430,9 +480,9 @@ def sync(
     if difference is not None:
         raise DemoError(
             f"{refused}: the demo's output is nondeterministic: two runs printed different "
-            f"text, first at {difference}. Output that changes from run to run (an address, "
-            f"a time, the order of an unordered container) can never match expected.txt; "
-            f"make the demo print only what it computes. {kept}."
+            f"text, first at {difference} ({SHIFT_DESCRIPTION}). Output that changes from run "
+            f"to run (an address, a time or date, the order of an unordered container) can never "
+            f"match expected.txt; make the demo print only what it computes. {kept}."
         )
     problem = utf8_problem(outputs[0])
     if problem is not None:
@@ -534,14 +584,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run_dir = argparse.ArgumentParser(add_help=False)
     run_dir.add_argument("--run-dir", type=Path, required=True, help="e.g. build/chapters/SLUG")
-    run_dir.add_argument(
+    stale_pages = argparse.ArgumentParser(add_help=False)
+    stale_pages.add_argument(
         "--stale",
         type=Path,
         action="append",
         default=[],
         metavar="FILE",
-        help="a page built from this chapter's output, deleted if the step fails so that "
-        "no page keeps showing output the build no longer accepts (repeatable)",
+        help="a page built from this chapter's output, withdrawn if the step fails so that "
+        "no page keeps showing output the build no longer accepts (tools/stale.py; repeatable)",
     )
 
     parser = argparse.ArgumentParser(
@@ -549,9 +600,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     for name, parents, handler, summary in (
-        ("run", [common, executable, run_dir], _command_run, "run the demo, accept its output"),
-        ("verify", [common, run_dir], _command_verify, "compare output.txt with expected.txt"),
-        ("sync", [common, executable], _command_sync, "run the demo twice, write expected.txt"),
+        ("run", [common, executable, run_dir, stale_pages], _command_run, "run the demo, accept its output"),
+        ("verify", [common, run_dir, stale_pages], _command_verify, "compare output.txt with expected.txt"),
+        ("sync", [common, executable, stale_pages], _command_sync, "run the demo twice, write expected.txt"),
         ("check", [common, executable], _command_check, "run and compare, writing nothing"),
     ):
         command = commands.add_parser(name, parents=parents, help=summary)
@@ -570,10 +621,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         chapter = Chapter.find(arguments.root, arguments.chapter)
         arguments.handler(arguments, chapter)
     except DemoError as error:
-        for page in getattr(arguments, "stale", []):
-            page.unlink(missing_ok=True)
+        notes = stale.withdraw(getattr(arguments, "stale", []), str(error))
         sys.stdout.flush()
         print(error, file=sys.stderr)
+        for note in notes:
+            print(f"chapter {arguments.chapter.split('-')[0]}: {note}")
         return 1
     return 0
 

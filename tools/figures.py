@@ -8,7 +8,12 @@ trace); these helpers turn such data into MyST blocks that Sphinx renders:
 * :func:`table` -- a ``list-table`` whose cells are formatted numbers,
 * :func:`fixed`, :func:`sci`, :func:`shortest` -- the three number formats the
   demos print (Rust's ``{:.12}``, ``{:.12e}`` and ``{:?}``), so a figure shows
-  exactly the digits of the verified output.
+  exactly the digits of the verified output;
+* the scaffolding the chapters' diagrams share: :func:`dot_head` and
+  :func:`dot_cluster` (a DOT digraph in the book's style), :func:`card`,
+  :func:`card_field` and :func:`value_grid` (Graphviz HTML-like node cards),
+  :func:`label_table`; and :func:`find_entry`, :func:`max_scaled_error`,
+  :func:`hex_bytes` for reading a trace.
 
 A chapter folder may hold ``figures.py`` with chapter-specific macros built
 from these helpers; tools/render.py exposes it to ``chapter.md`` as ``figures``.
@@ -22,7 +27,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from tools.fileio import atomic_write_text
 
@@ -265,3 +270,133 @@ def dot_text(text: str) -> str:
 def html_text(text: str) -> str:
     """``text`` escaped for a Graphviz HTML-like label."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+# --- Reading a trace ---------------------------------------------------------------
+
+
+def find_entry(entries: Iterable[Mapping[str, Any]], what: str, **match: Any) -> Mapping[str, Any]:
+    """The first of ``entries`` whose fields equal ``match``: ``find_entry(checks, "check", operation="add")``.
+
+    Raises:
+        KeyError: naming ``what`` and ``match`` when no entry has those fields.
+    """
+    for entry in entries:
+        if all(entry[key] == value for key, value in match.items()):
+            return entry
+    wanted = ", ".join(f"{key} {value!r}" for key, value in match.items())
+    raise KeyError(f"the trace has no {what} with {wanted}")
+
+
+def max_scaled_error(check: Mapping[str, Any]) -> float:
+    """The largest scaled error over a gradient check's sampled coordinates
+    (the ``coordinates`` list of chapters/common/demo_trace.hpp)."""
+    return max(coordinate["scaled_error"] for coordinate in check["coordinates"])
+
+
+def hex_bytes(values: Sequence[int], separator: str = " ") -> str:
+    """Bytes as two lowercase hexadecimal digits each: ``20 d0``."""
+    return separator.join(f"{value:02x}" for value in values)
+
+
+# --- Graphviz scaffolding ----------------------------------------------------------
+
+#: The font of every diagram.
+DOT_FONT = "Helvetica"
+#: Attributes whose values are written quoted even when they are one word.
+_QUOTED_ATTRIBUTES = frozenset({"fontname", "color", "fillcolor", "fontcolor", "bgcolor", "label"})
+#: A DOT ID that needs no quotes: a word or a number.
+_DOT_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+#: The fill of a node card and of its title row (chapters 14-16).
+CARD_FILL = "#eef3fb"
+CARD_HEADER_FILL = "#c9daf2"
+
+
+def dot_attributes(attributes: Mapping[str, Any]) -> str:
+    """``rankdir=LR, fontname="Helvetica"``: DOT attributes in the given order, quoted where needed."""
+    parts = []
+    for key, value in attributes.items():
+        text = str(value)
+        if isinstance(value, str) and (key in _QUOTED_ATTRIBUTES or not _DOT_ID.fullmatch(value)):
+            text = f'"{dot_text(value)}"'
+        parts.append(f"{key}={text}")
+    return ", ".join(parts)
+
+
+def dot_head(
+    name: str,
+    graph: Mapping[str, Any],
+    node: Mapping[str, Any],
+    edge: Mapping[str, Any] | None = None,
+) -> list[str]:
+    """The opening lines of a DOT digraph in the book's style, each default set in the book's font.
+
+    The caller appends its nodes and edges, then ``"}"``.
+    """
+    lines = [f"digraph {name} {{"]
+    for kind, attributes in (("graph", graph), ("node", node), ("edge", edge)):
+        if attributes is not None:
+            lines.append(f"  {kind} [{dot_attributes({**attributes, 'fontname': DOT_FONT})}];")
+    return lines
+
+
+def dot_cluster(name: str, label: str, body: Iterable[str], color: str = "#aaaaaa") -> list[str]:
+    """A rounded, labelled cluster around ``body`` (node lines): ``subgraph cluster_<name> { ... }``."""
+    return [
+        f'  subgraph cluster_{name} {{ label="{dot_text(label)}"; style="rounded"; color="{color}";',
+        *body,
+        "  }",
+    ]
+
+
+def label_table(rows: Iterable[str], cellpadding: int = 4, attributes: str = "") -> str:
+    """An HTML-like Graphviz table of ``<TR>`` rows with one-pixel cell borders (no outer border)."""
+    extra = f" {attributes}" if attributes else ""
+    return (
+        f'<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="{cellpadding}"{extra}>'
+        f'{"".join(rows)}</TABLE>'
+    )
+
+
+def value_grid(
+    values: Mapping[str, Any], fill: str = "#ffffff", cell: Callable[[float], str] | None = None, width: int = 24
+) -> str:
+    """A trace tensor as an HTML-like table, one cell per element, rows along the first axis.
+
+    ``cell`` formats a value (default :func:`plain`); ``width`` is each cell's width in points.
+    """
+    format_value = cell or plain
+    rows = (
+        "<TR>"
+        + "".join(f'<TD ALIGN="RIGHT" WIDTH="{width}">{html_text(format_value(v))}</TD>' for v in row)
+        + "</TR>"
+        for row in tensor_rows(values)
+    )
+    return label_table(rows, cellpadding=3, attributes=f'BGCOLOR="{fill}"')
+
+
+def card_field(key: str, value_html: str, key_size: int | None = 9) -> str:
+    """One row of a node card: a small key on the left, a value (HTML) on the right."""
+    key_html = html_text(key) if key_size is None else f'<FONT POINT-SIZE="{key_size}">{html_text(key)}</FONT>'
+    return f'<TR><TD ALIGN="LEFT" VALIGN="MIDDLE">{key_html}</TD><TD ALIGN="RIGHT">{value_html}</TD></TR>'
+
+
+def card(
+    title: str,
+    rows: Sequence[str],
+    subtitle: str | None = None,
+    fill: str = CARD_FILL,
+    header_fill: str = CARD_HEADER_FILL,
+    dashed: bool = False,
+) -> str:
+    """A node card as an HTML-like label ``<<TABLE ...>>``: a bold title (and a
+    monospace subtitle) over ``rows`` (:func:`card_field`)."""
+    border = 'STYLE="DASHED" ' if dashed else ""
+    subtitle_html = (
+        f'<BR/><FONT POINT-SIZE="9" FACE="Courier">{html_text(subtitle)}</FONT>' if subtitle is not None else ""
+    )
+    return (
+        f'<<TABLE {border}BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="4" BGCOLOR="{fill}">'
+        f'<TR><TD COLSPAN="2" BGCOLOR="{header_fill}"><B>{html_text(title)}</B>{subtitle_html}</TD></TR>'
+        f'{"".join(rows)}</TABLE>>'
+    )

@@ -9,6 +9,7 @@ takes time linear in the text's length whatever the text holds.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -185,6 +186,13 @@ def _read_marker(path_label: str, number: int, line: str) -> tuple[str, str] | N
     return kind, name
 
 
+def _character_name(character: str) -> str:
+    """``a no-break space (U+00A0)``: a white-space character as an error names it."""
+    names = {"\f": "a form feed", "\v": "a vertical tab", "\u00a0": "a no-break space"}
+    name = names.get(character) or f"the character {unicodedata.name(character, 'without a name').lower()}"
+    return f"{name} (U+{ord(character):04X})"
+
+
 def _check_unique(path_label: str, number: int, name: str, first_seen: dict[str, int]) -> None:
     """Raise if a region of this name was already opened in the file."""
     if name in first_seen:
@@ -250,10 +258,20 @@ def _check_indentation(path_label: str, name: str, numbered: Sequence[tuple[int,
 
     A mixture would make the listing's indentation depend on the reader's tab
     width, so it is reported at the first line that mixes, naming the line of
-    the other kind when two lines disagree.
+    the other kind when two lines disagree. Any other white space in the
+    indentation (a no-break space, a form feed, a vertical tab) has no column
+    width a listing could dedent by, and is reported at its line, by name.
     """
     first_of_kind: dict[str, int] = {}
     for number, text in numbered:
+        other = text[len(text) - len(text.lstrip(" \t")) :][:1]
+        if other.isspace() and text.strip():
+            raise RegionError(
+                path_label,
+                number,
+                f"region '{name}': this line's indentation holds {_character_name(other)}, which is not "
+                "a space or a tab, so the listing could not be dedented; indent with spaces",
+            )
         indentation = text[: len(text) - len(text.lstrip(" \t"))]
         if not indentation or not text.strip():
             continue

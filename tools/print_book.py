@@ -39,7 +39,6 @@ import sys
 import time
 import zipfile
 from pathlib import Path
-from typing import Any
 
 #: A4 in inches, and the margins: room for the footer's page number.
 PAPER = {"paperWidth": 8.27, "paperHeight": 11.69, "marginTop": 0.6, "marginBottom": 0.7,

@@ -37,7 +37,10 @@ Indentation
     indentation mixes the two, or a region where some lines indent with tabs
     and others with spaces, is an error at that line, because its listing
     would shift with the reader's tab width. (The C++ sources indent with
-    spaces.)
+    spaces.) Any other white space in the indentation of a non-blank line (a
+    no-break space, a form feed, a vertical tab) is an error at that line
+    naming the character: it has no column width to dedent by. A line that
+    holds only such white space (a form feed as a page break) is blank.
 
 References
     A chapter refers to a region as ``path/from/root.cpp#name``, for example
@@ -52,7 +55,8 @@ Errors
     that leaves the repository) is located at the referring line of the
     chapter; a defect of the markers (duplicate name, end without start,
     mismatched end name, unclosed region, malformed marker, empty region,
-    mixed tabs and spaces) is located in the source file. There is never an
+    mixed tabs and spaces, other white space as indentation) is located in
+    the source file. There is never an
     empty listing. Parsing takes time linear in the file's size, whatever its
     content (one very long line, a long run of spaces, CR line endings).
 

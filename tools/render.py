@@ -27,10 +27,10 @@ It also checks the links of tools/links.py: every "Chapter N" in the prose is a
 ``chapter_ref``, and cited papers exist in book/references.bib and are listed
 in the history section (their keys get the chapter's prefix in the page).
 
-Besides the nine sections, the renderer checks the chapter standard of
-docs/authoring.md: one ``{key-ideas}`` box of three to five points in the
-hand-off section, at least two ``{try-it}`` edits in the exercises section,
-and glossary terms (``{term}`adjoint```) that name entries of book/glossary.md.
+Before rendering it checks the chapter standard of docs/authoring.md
+(tools/standard.py): the nine sections in order, one ``{key-ideas}`` box in
+the hand-off section, at least two ``{try-it}`` edits, and glossary terms
+that name entries of book/glossary.md.
 
 The template runs in a sandbox (tools/sandbox.py): it reaches the names above
 and nothing else, and cannot include other files. The blocks that
@@ -45,14 +45,14 @@ Usage (the build runs this; see cmake/LlmChapter.cmake)::
 
 Every error names ``chapter.md`` and the line of the macro call that failed (or
 the file and line at fault: a malformed region, a non-UTF-8 byte, a broken
-trace or figures.py, unreadable Doxygen XML); on any error the page, its HTML
-page and its figure files are deleted, so no stale page is left behind.
+trace or figures.py, unreadable Doxygen XML); on any error the page and its
+figure files are deleted and its HTML page is replaced by a notice saying why
+(tools/stale.py), so no stale page is left behind.
 """
 
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import re
 import shutil
@@ -64,190 +64,28 @@ from typing import Any, Callable
 
 import jinja2
 
-from tools import chapters, figures, links
-from tools.api_roles import API_ROLE, ParseError, api_names, check_api_roles, role_target  # noqa: F401 (re-exported)
+from tools import chapters, figures, links, stale
+from tools.api_roles import ParseError, api_names, check_api_roles
 from tools.blocks import BlockPlacer, PlacementError, parse_block
 from tools.fileio import atomic_write_text, repository_root
 from tools.regions import Region, RegionError, resolve_reference
 from tools.sandbox import (
+    TIME_LIMIT_SECONDS,
     ChapterEnvironment,
     FigureMacros,
     RenderError,
+    RenderLimits,
     check_inside_repository,
     check_unicode,
     describe,
+    generate_page,
     load_figures_module,
     read_text_file,
     template_line,
     traceback_line,
     innermost_frame_in,
 )
-
-
-#: The sections every chapter has, in this order (docs/authoring.md, "Sections").
-#: Each level-2 heading is preceded by a MyST label ``(chNN-<kind>)=``.
-SECTION_KINDS = (
-    "prediction",
-    "formula",
-    "history",
-    "implementation",
-    "run",
-    "figures",
-    "exercises",
-    "answers",
-    "handoff",
-)
-
-
-def check_sections(text: str, number: str, label: str) -> None:
-    """Checks that the chapter labels its nine sections ``(chNN-<kind>)=`` in order.
-
-    Raises RenderError naming the line of the first label out of order, or the
-    first missing section.
-    """
-    found: list[tuple[str, int]] = []
-    for line_number, line in enumerate(text.splitlines(), start=1):
-        match = re.fullmatch(rf"\(ch{number}-([a-z]+)\)=\s*", line)
-        if match and match.group(1) not in SECTION_KINDS:
-            close = difflib.get_close_matches(match.group(1), SECTION_KINDS, n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
-            raise RenderError(
-                f"{label}:{line_number}: unknown section '{match.group(1)}'{hint}; the sections are, "
-                f"in order: {', '.join(SECTION_KINDS)}"
-            )
-        if match:
-            found.append((match.group(1), line_number))
-    previous = -1
-    for kind, line_number in found:
-        position = SECTION_KINDS.index(kind)
-        if position <= previous:
-            raise RenderError(
-                f"{label}:{line_number}: section '{kind}' is out of order; the sections are, in order: "
-                f"{', '.join(SECTION_KINDS)}"
-            )
-        previous = position
-    kinds = [kind for kind, _ in found]
-    missing = [kind for kind in SECTION_KINDS if kind not in kinds]
-    if missing:
-        raise RenderError(
-            f"{label}:1: missing section '{missing[0]}': every chapter labels its sections "
-            f"(ch{number}-<kind>)= in this order: {', '.join(SECTION_KINDS)}"
-        )
-
-
-#: The opening line of a MyST directive fence: ```{name} or ~~~{name}.
-DIRECTIVE_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\{(?P<name>[a-z-]+)\}(?P<argument>.*)$")
-
-#: A glossary role in MyST: {term}`adjoint` or {term}`adjoints <adjoint>`.
-TERM_ROLE = re.compile(r"\{term\}`([^`]+)`")
-
-
-def directive_blocks(text: str, name: str) -> list[tuple[int, list[str]]]:
-    """Every ``{name}`` directive fence in ``text``: (first line number, body lines).
-
-    A fence closes at the first line that repeats its opening fence characters
-    (three or more backticks or tildes, at least as many as it opened with).
-    """
-    blocks: list[tuple[int, list[str]]] = []
-    lines = text.splitlines()
-    index = 0
-    while index < len(lines):
-        match = DIRECTIVE_FENCE.match(lines[index])
-        if match is None or match.group("name") != name:
-            index += 1
-            continue
-        fence = match.group("fence")
-        closing = re.compile(rf"^{re.escape(fence[0])}{{{len(fence)},}}\s*$")
-        body: list[str] = []
-        start = index + 1
-        index += 1
-        while index < len(lines) and not closing.match(lines[index]):
-            body.append(lines[index])
-            index += 1
-        blocks.append((start, body))
-        index += 1
-    return blocks
-
-
-def _section_lines(text: str, number: str) -> dict[str, int]:
-    """The line of each section label ``(chNN-<kind>)=``."""
-    found: dict[str, int] = {}
-    for line_number, line in enumerate(text.splitlines(), start=1):
-        match = re.fullmatch(rf"\(ch{number}-([a-z]+)\)=\s*", line)
-        if match:
-            found[match.group(1)] = line_number
-    return found
-
-
-def glossary_terms(glossary: Path) -> set[str]:
-    """The terms book/glossary.md defines, lower-cased (Sphinx matches terms without case).
-
-    In a ``{glossary}`` block a term is a line that starts in the first column;
-    its definition follows, indented.
-    """
-    terms: set[str] = set()
-    for _, body in directive_blocks(glossary.read_text(encoding="utf-8"), "glossary"):
-        for line in body:
-            if line and not line[0].isspace() and not line.startswith(":"):
-                terms.add(line.strip().lower())
-    return terms
-
-
-def term_target(text: str) -> str:
-    """The glossary entry a role names: ``adjoints <adjoint>`` -> ``adjoint``."""
-    match = re.fullmatch(r".*<([^<>]+)>\s*", text, re.S)
-    return (match.group(1) if match else text).strip().lower()
-
-
-def check_standard(text: str, number: str, label: str, terms: set[str] | None) -> None:
-    """Checks the chapter standard of docs/authoring.md that a machine can check.
-
-    * one ``{key-ideas}`` box, in the hand-off section, of three to five points
-      (lines starting with ``- ``);
-    * at least two ``{try-it}`` edits, in the exercises section;
-    * at least one glossary term, and every ``{term}`` role names an entry of
-      the glossary (``terms``; skipped when None).
-
-    Every chapter meets it (chapters 13-16 were brought up to it by the
-    teaching pass). Raises RenderError naming the chapter.md line.
-    """
-    if terms is not None:
-        for line_number, line in enumerate(text.splitlines(), start=1):
-            for match in TERM_ROLE.finditer(line):
-                target = term_target(match.group(1))
-                if target not in terms:
-                    close = difflib.get_close_matches(target, terms, n=3, cutoff=0.75)
-                    hint = f" (did you mean {', '.join(close)}?)" if close else ""
-                    raise RenderError(
-                        f"{label}:{line_number}: {{term}}`{match.group(1)}` is not in the glossary "
-                        f"(book/glossary.md){hint}"
-                    )
-    sections = _section_lines(text, number)
-    handoff = sections.get("handoff", 1)
-    boxes = directive_blocks(text, "key-ideas")
-    if len(boxes) != 1:
-        where = boxes[1][0] if boxes else handoff
-        raise RenderError(
-            f"{label}:{where}: a chapter has exactly one {{key-ideas}} box (found {len(boxes)}), "
-            "at the end of its hand-off section"
-        )
-    start, body = boxes[0]
-    if start < handoff:
-        raise RenderError(f"{label}:{start}: the {{key-ideas}} box belongs in the hand-off section (line {handoff})")
-    points = sum(1 for line in body if line.startswith("- "))
-    if not 3 <= points <= 5:
-        raise RenderError(f"{label}:{start}: the {{key-ideas}} box has {points} points; write three to five (lines starting with '- ')")
-    edits = directive_blocks(text, "try-it")
-    exercises, answers = sections.get("exercises", 1), sections.get("answers", 1)
-    if len(edits) < 2:
-        raise RenderError(
-            f"{label}:{exercises}: the exercises section needs at least two {{try-it}} edits (found {len(edits)})"
-        )
-    for edit_line, _ in edits:
-        if not exercises < edit_line < answers:
-            raise RenderError(f"{label}:{edit_line}: a {{try-it}} edit belongs in the exercises section (lines {exercises}-{answers})")
-    if not TERM_ROLE.search(text):
-        raise RenderError(f"{label}:1: the chapter links no glossary term; use {{term}}`...` for the field's terms it teaches or uses")
+from tools.standard import check_sections, check_standard, glossary_terms
 
 
 def chapter_number(slug: str) -> str:
@@ -277,9 +115,11 @@ class ChapterRenderer:
         root: Path | None = None,
         api_xml: Path | None = None,
         has_demo: bool = True,
+        time_limit: float = TIME_LIMIT_SECONDS,
     ) -> None:
         """``run_dir`` holds the demo's verified output and trace; it may be
-        None only for a chapter without a demo (``has_demo=False``)."""
+        None only for a chapter without a demo (``has_demo=False``).
+        ``time_limit`` bounds the seconds the template and figures may take."""
         if has_demo and run_dir is None:
             raise ValueError(f"chapter {slug}: a chapter with a demo needs its run directory")
         self.root = root or repository_root()
@@ -292,6 +132,7 @@ class ChapterRenderer:
         self.output = output
         self.api_xml = api_xml
         self.has_demo = has_demo
+        self.time_limit = time_limit
         self.context = figures.RenderContext(
             slug=slug, asset_dir=output.parent / slug, asset_prefix=slug
         )
@@ -490,9 +331,11 @@ class ChapterRenderer:
         """
         text = self._read_inputs()
         figures.begin(self.context)
-        environment = self._environment(text)
         try:
-            page = links.localize_citations(environment.get_template("chapter.md").render(), self.number)
+            with RenderLimits(self.time_limit):
+                environment = self._environment(text)
+                template = environment.get_template("chapter.md")
+                page = links.localize_citations(generate_page(template, self.source_label), self.number)
         except (RenderError, RegionError):
             raise
         except jinja2.TemplateSyntaxError as error:
@@ -548,14 +391,6 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
-def _remove_outputs(paths: list[Path], asset_dir: Path) -> None:
-    """Delete a failed render's page, the pages built from it and its figure files."""
-    for path in paths:
-        if not path.is_dir():
-            path.unlink(missing_ok=True)  # never leave a stale page that looks current
-    shutil.rmtree(asset_dir, ignore_errors=True)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point; returns the process exit status."""
     parser = argparse.ArgumentParser(prog="python -m tools.render", description=__doc__.splitlines()[0])
@@ -577,7 +412,14 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="FILE",
-        help="another page built from this one (the HTML), deleted if rendering fails (repeatable)",
+        help="another page built from this one (the HTML), withdrawn if rendering fails (tools/stale.py; repeatable)",
+    )
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=TIME_LIMIT_SECONDS,
+        metavar="SECONDS",
+        help=f"stop a page that takes longer to render (default {TIME_LIMIT_SECONDS:g})",
     )
     args = parser.parse_args(argv)
     if args.run_dir is None and not args.no_demo:
@@ -590,6 +432,7 @@ def main(argv: list[str] | None = None) -> int:
         args.output.resolve(),
         api_xml=args.api_xml,
         has_demo=not args.no_demo,
+        time_limit=args.time_limit,
     )
     target = args.output
     try:
@@ -615,9 +458,13 @@ def main(argv: list[str] | None = None) -> int:
             f"{time.monotonic() - started:.2f} s) -> {_display_path(args.output)}"
         )
         return 0
-    _remove_outputs([args.output, *args.stale], renderer.context.asset_dir)
+    # A failed render's page, the pages built from it (tools/stale.py) and its figure files go.
+    notes = stale.withdraw([args.output, *args.stale], f"{message}\nchapter {renderer.number}: render ... FAILED")
+    shutil.rmtree(renderer.context.asset_dir, ignore_errors=True)
     print(f"error: {message}", file=sys.stderr)
     print(f"chapter {renderer.number}: render ... FAILED", file=sys.stderr)
+    for note in notes:
+        print(f"chapter {renderer.number}: {note}")
     return 1
 
 

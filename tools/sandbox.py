@@ -16,6 +16,13 @@ instead:
 * ``chapter.md`` can include or import no other file;
 * ``range()`` is capped by Jinja2, and ``*`` and ``**`` refuse results of more
   than :data:`MAX_RESULT` characters, items or digits;
+* the page is limited as it is written (:class:`RenderLimits`, :func:`generate_page`):
+  at most :data:`MAX_PAGE_CHARACTERS` characters, :data:`TIME_LIMIT_SECONDS`
+  seconds and :data:`MEMORY_BUDGET_BYTES` more memory than the renderer held
+  when it started, so two nested ``range(100000)`` loops, a filter asked for a
+  ten-million-character ``center`` or ``format`` width, or text that doubles in
+  a loop stop with an error naming the line instead of hanging the build or
+  exhausting the machine;
 * every expression's text must be valid Unicode text: a lone surrogate (from a
   string escape or from the trace) is an error at its line, never a page that
   cannot be written as UTF-8.
@@ -30,10 +37,13 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import resource
+import signal
 import sys
+import threading
 import traceback
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +53,12 @@ from jinja2.sandbox import SandboxedEnvironment
 
 #: The largest string, list or integer ``*`` and ``**`` may make in a template.
 MAX_RESULT = 1_000_000
+#: The most text one page may hold: the largest chapter page is about 120,000 characters.
+MAX_PAGE_CHARACTERS = 2_000_000
+#: Seconds a page may take to render, figures included (the slowest takes a few).
+TIME_LIMIT_SECONDS = 60.0
+#: Bytes of address space a render may add to what the renderer held when it started.
+MEMORY_BUDGET_BYTES = 2 << 30
 #: Jinja2's default globals a chapter has no use for (``lipsum`` can be told to
 #: write gigabytes).
 _REMOVED_GLOBALS = ("lipsum",)
@@ -243,8 +259,108 @@ def innermost_frame_in(error: BaseException, directory: Path) -> tuple[Path, int
     return found
 
 
+class LimitExceeded(Exception):
+    """The page ran past one of its limits; raised where the template was running,
+    so the error names that chapter.md line."""
+
+
+class RenderLimits:
+    """A context manager that bounds the render's time and memory (the main thread only).
+
+    The time limit is a ``SIGALRM`` timer whose handler raises
+    :class:`LimitExceeded` in the code that is running; the memory budget is a
+    soft ``RLIMIT_AS`` above the address space already in use, so an
+    allocation past it raises MemoryError. Both are restored on exit.
+    """
+
+    def __init__(self, seconds: float = TIME_LIMIT_SECONDS, memory_budget: int = MEMORY_BUDGET_BYTES) -> None:
+        self.seconds = seconds
+        self.memory_budget = memory_budget
+        self._saved: tuple[Any, tuple[int, int]] | None = None
+
+    def __enter__(self) -> RenderLimits:
+        if threading.current_thread() is not threading.main_thread():
+            return self  # signals reach only the main thread; render unbounded elsewhere
+
+        def expired(signum: int, frame: Any) -> None:
+            raise LimitExceeded(
+                f"the page was still rendering after {self.seconds:g} s (a loop over huge ranges?); "
+                f"the render step stops a page after {self.seconds:g} s"
+            )
+
+        handler = signal.signal(signal.SIGALRM, expired)
+        limits = resource.getrlimit(resource.RLIMIT_AS)
+        self._saved = (handler, limits)
+        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            in_use = int(statm.read().split()[0]) * resource.getpagesize()
+        budget = in_use + self.memory_budget
+        if limits[1] == resource.RLIM_INFINITY or budget < limits[1]:
+            resource.setrlimit(resource.RLIMIT_AS, (budget, limits[1]))
+        return self
+
+    def __exit__(self, *exception: Any) -> None:
+        if self._saved is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            handler, limits = self._saved
+            signal.signal(signal.SIGALRM, handler)
+            resource.setrlimit(resource.RLIMIT_AS, limits)
+            self._saved = None
+
+
+def generate_page(template: jinja2.Template, label: str) -> str:
+    """The template's text, collected piece by piece and refused once it passes
+    :data:`MAX_PAGE_CHARACTERS`, naming the line that was writing.
+
+    Raises:
+        RenderError: ``label:line: ...`` when the page grows too large.
+    """
+    pieces: list[str] = []
+    total = 0
+    generator = template.generate()
+    try:
+        for piece in generator:
+            total += len(piece)
+            if total > MAX_PAGE_CHARACTERS:
+                line = generator_line(generator) or 0
+                generator.close()
+                raise RenderError(
+                    f"{label}:{line}: the page grew past {MAX_PAGE_CHARACTERS:,} characters at this line "
+                    f"(this line alone wrote {len(piece):,}); the largest chapter page is about 120,000. "
+                    "A loop over a huge range, or a filter such as center or format with a huge width?"
+                )
+            pieces.append(piece)
+    except LimitExceeded as error:  # the timer fired between two pieces: the generator knows the line
+        line = generator_line(generator)
+        if line is None:
+            raise
+        raise RenderError(f"{label}:{line}: {error}") from error
+    return "".join(pieces)
+
+
+def generator_line(generator: Iterator[str]) -> int | None:
+    """The chapter.md line a suspended template generator is at (its innermost template frame)."""
+    line = None
+    current: Any = generator
+    while current is not None:
+        frame = getattr(current, "gi_frame", None)
+        if frame is not None:
+            template = frame.f_globals.get("__jinja_template__")
+            if template is not None:
+                line = template.get_corresponding_lineno(frame.f_lineno)
+        current = getattr(current, "gi_yieldfrom", None)
+    return line
+
+
 def describe(error: BaseException) -> str:
     """A one-line description of an exception raised while rendering."""
+    if isinstance(error, LimitExceeded):
+        return str(error)
+    if isinstance(error, MemoryError):
+        return (
+            f"MemoryError: the page needed more than the {MEMORY_BUDGET_BYTES >> 30} GiB of memory the render "
+            "step allows (a filter such as center or format with a huge width, or text that doubles in a loop?)"
+        )
     if isinstance(error, SecurityError):
         return f"the sandbox refused: {error} (chapter text may read the trace and call the macros, nothing else)"
     if isinstance(error, RecursionError):

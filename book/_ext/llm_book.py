@@ -11,7 +11,7 @@
 * ``answer`` directive: content collapsed in ``<details>`` until opened.
 * Source pages: every file shown in a listing is published, highlighted with
   line anchors, at ``_source/<path>.html``; listings link into it (the page
-  itself is drawn by llm_links.source_page_body). Only paths the listing
+  itself is drawn and published by llm_links). Only paths the listing
   directive accepted are published, under their canonical
   repository-relative name, so no page is read or written outside the
   repository and the HTML output folder.
@@ -39,7 +39,7 @@ import shutil
 import xml.etree.ElementTree as ElementTree
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -51,7 +51,6 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-import llm_links
 
 logger = logging.getLogger(__name__)
 
@@ -340,19 +339,25 @@ def header_entities(xml_dir: Path, header: str) -> tuple[list[str], list[Path]]:
     for compound in index.findall("compound"):
         name = compound.findtext("name", "")
         kind = compound.get("kind")
-        if kind not in ("class", "struct") or name.count("::") != 1 or not name.startswith("llm::"):
+        if kind not in ("class", "struct", "concept"):
+            continue
+        if name.count("::") != 1 or not name.startswith("llm::"):
             continue
         path = xml_dir / f"{compound.get('refid')}.xml"
         location = ElementTree.parse(path).getroot().find("compounddef/location")
         if location is not None and location.get("file") == header:
             used.append(path)
-            found.append((int(location.get("line", "0")), f"```{{doxygen{kind}}} {name}\n:members:\n```"))
+            options = "" if kind == "concept" else ":members:\n"
+            found.append((int(location.get("line", "0")), f"```{{doxygen{kind}}} {name}\n{options}```"))
 
     namespace_path = xml_dir / "namespacellm.xml"
     members = ElementTree.parse(namespace_path).getroot().iter("memberdef")
     in_header = [m for m in members if m.find("location") is not None and m.find("location").get("file") == header]
     used.append(namespace_path)
-    overloads = Counter(m.findtext("name") for m in in_header if m.get("kind") == "function")
+    # Overloads are counted across the namespace: llm::softmax is a kernel in
+    # one header and a tape operation in another, and each needs its parameters.
+    everywhere = ElementTree.parse(namespace_path).getroot().iter("memberdef")
+    overloads = Counter(m.findtext("name") for m in everywhere if m.get("kind") == "function")
     for member in in_header:
         kind, name = member.get("kind"), member.findtext("name")
         line = int(member.find("location").get("line", "0"))
@@ -406,8 +411,9 @@ class ApiHeaderDirective(SphinxDirective):
 
 def unlink_file_references(app: Sphinx, env: Any, node: Any, contnode: nodes.Node) -> nodes.Node | None:
     """Doxygen turns a header's name in a comment (``model_ops.hpp``) into a link to
-    a file page; the book has no file pages, so the name stays plain text."""
-    target = node.get("reftarget", "")
+    a file page (``model__ops_8hpp``, or ``model__ops_8hpp_source`` when the file
+    itself has no comment); the book has no file pages, so the name stays plain text."""
+    target = node.get("reftarget", "").removesuffix("_source")
     if node.get("reftype") == "ref" and (target.endswith("_8hpp") or target.endswith("_8cpp")):
         return contnode
     return None
@@ -423,48 +429,6 @@ def merge_sources(app: Sphinx, env: Any, docnames: set[str], other: Any) -> None
     env.llm_listing_sources = sources
     if getattr(other, "llm_book_parts", None) is not None:
         env.llm_book_parts = other.llm_book_parts
-
-
-#: Library files published as source pages whether or not a chapter lists them.
-LIBRARY_SOURCES = ("src/llm/**/*.hpp", "src/llm/**/*.cpp")
-
-
-def published_sources(app: Sphinx) -> list[str]:
-    """Every file with a source page: each listed file, every library file, and the
-    file each page of the book is made from (``chapters/NN-slug/chapter.md``, ``book/*.md``)."""
-    paths = set().union(*getattr(app.env, "llm_listing_sources", {}).values())
-    root = source_root()
-    for pattern in LIBRARY_SOURCES:
-        paths.update(str(path.relative_to(root)) for path in root.glob(pattern) if path.is_file())
-    for docname in app.env.found_docs:
-        match = re.fullmatch(r"chapters/(\d\d-[a-z0-9-]+)", docname)
-        candidate = f"chapters/{match.group(1)}/chapter.md" if match else f"book/{docname}.md"
-        if (root / candidate).is_file():
-            paths.add(candidate)
-    return sorted(paths)
-
-
-def collect_source_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
-    """Publishes each source file, highlighted, with ``L-<n>`` line anchors."""
-    if app.builder.name != "html":
-        return
-    for recorded in published_sources(app):
-        # Checked again: an environment pickled by an older build may hold any path.
-        path = checked_source_path(recorded)
-        if path is None or path != recorded:
-            logger.warning("listing source %r is not a file inside the repository; not published", recorded)
-            continue
-        try:
-            text = (source_root() / path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            logger.warning("listing source %s cannot be read: %s", path, error)
-            continue
-        context = {
-            "title": path,
-            "body": llm_links.source_page_body(app, source_page(path), path, text),
-            "parents": [],
-        }
-        yield source_page(path), context, "page.html"
 
 
 def copy_mathjax(app: Sphinx, exception: Exception | None) -> None:
@@ -510,7 +474,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     )
     app.connect("env-purge-doc", purge_sources)
     app.connect("env-merge-info", merge_sources)
-    app.connect("html-collect-pages", collect_source_pages)
     app.connect("missing-reference", unlink_file_references)
     app.connect("build-finished", copy_mathjax)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

@@ -15,6 +15,10 @@
   their own column, outside the copied code, and are not tab stops.
 * Listing anchors are unique on a page (a region listed twice gets
   ``listing-name-2``).
+
+This module builds on llm_book (the repository root, the checked source paths
+its listing directive recorded) and llm_book never imports it, so the two
+extensions load in either order without an import circle.
 """
 
 from __future__ import annotations
@@ -32,6 +36,12 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import CppLexer
 from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.util import logging
+
+# llm_links reads what llm_book recorded, never the other way round.
+from llm_book import checked_source_path, source_page, source_root
+
+logger = logging.getLogger(__name__)
 
 #: A chapter page: ``chapters/16-model-autodiff-ops``.
 CHAPTER_DOC = re.compile(r"chapters/(\d\d)-[a-z0-9-]+")
@@ -229,7 +239,9 @@ def usage(env: Any, entities: dict[str, Entity]) -> dict[str, list[tuple[str, st
 
 
 def _xml_dirs(app: Sphinx) -> tuple[Path, Path]:
-    declarations = Path(app.config.breathe_projects[app.config.breathe_default_project])
+    """Doxygen's declaration and definition XML folders (none without Breathe: an empty usage table)."""
+    projects = getattr(app.config, "breathe_projects", None) or {}
+    declarations = Path(projects.get(getattr(app.config, "breathe_default_project", ""), Path(app.outdir) / "no-doxygen-xml"))
     if not declarations.is_absolute():
         declarations = Path(app.confdir) / declarations
     return declarations, declarations.parent / "definitions-xml"
@@ -239,8 +251,6 @@ def current_usage(app: Sphinx) -> dict[str, list[tuple[str, str]]]:
     """The usage table for this build (computed once per build)."""
     cached = getattr(app, "_llm_usage", None)
     if cached is None:
-        from llm_book import source_root
-
         declarations, definitions = _xml_dirs(app)
         entities = load_entities(declarations, definitions, source_root()) if (declarations / "index.xml").exists() else {}
         cached = usage(app.env, entities)
@@ -350,10 +360,53 @@ def source_page_body(app: Sphinx, page: str, path: str, text: str) -> str:
     )
 
 
+#: Library files published as source pages whether or not a chapter lists them.
+LIBRARY_SOURCES = ("src/llm/**/*.hpp", "src/llm/**/*.cpp")
+
+
+def published_sources(app: Sphinx) -> list[str]:
+    """Every file with a source page: each listed file, every library file, and the
+    file each page of the book is made from (``chapters/NN-slug/chapter.md``, ``book/*.md``)."""
+    paths = set().union(*getattr(app.env, "llm_listing_sources", {}).values())
+    root = source_root()
+    for pattern in LIBRARY_SOURCES:
+        paths.update(str(path.relative_to(root)) for path in root.glob(pattern) if path.is_file())
+    for docname in app.env.found_docs:
+        match = re.fullmatch(r"chapters/(\d\d-[a-z0-9-]+)", docname)
+        candidate = f"chapters/{match.group(1)}/chapter.md" if match else f"book/{docname}.md"
+        if (root / candidate).is_file():
+            paths.add(candidate)
+    return sorted(paths)
+
+
+def collect_source_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
+    """Publishes each source file, highlighted, with ``L-<n>`` line anchors."""
+    if app.builder.name != "html":
+        return
+    for recorded in published_sources(app):
+        # Checked again: an environment pickled by an older build may hold any path.
+        path = checked_source_path(recorded)
+        if path is None or path != recorded:
+            logger.warning("listing source %r is not a file inside the repository; not published", recorded)
+            continue
+        try:
+            text = (source_root() / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            logger.warning("listing source %s cannot be read: %s", path, error)
+            continue
+        context = {
+            "title": path,
+            "body": source_page_body(app, source_page(path), path, text),
+            "parents": [],
+        }
+        yield source_page(path), context, "page.html"
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("doctree-read", record_page)
     app.connect("env-purge-doc", purge_page)
     app.connect("env-merge-info", merge_pages)
     app.connect("env-get-updated", outdated_api_pages)
     app.connect("doctree-resolved", add_used_in)
+    app.connect("html-collect-pages", collect_source_pages)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

@@ -40,7 +40,7 @@ Json audit_json(const ch02::SplitAudit& audit) {
 }
 
 Json error_json(const CorpusError& error) {
-  return {{"kind", llm::corpus_error_kind_name(error.kind())}, {"message", error.what()}};
+  return {{"kind", error.kind_name()}, {"message", error.what()}};
 }
 
 // The worked audit: six documents doc-01 ... doc-06 (each its own provenance

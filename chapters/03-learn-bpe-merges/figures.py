@@ -12,7 +12,18 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from tools.figures import fixed, graphviz, html_text, matplotlib_svg, svg_figure, table
+from tools.figures import (
+    dot_head,
+    find_entry,
+    fixed,
+    graphviz,
+    hex_bytes,
+    html_text,
+    label_table,
+    matplotlib_svg,
+    svg_figure,
+    table,
+)
 
 Trace = Mapping[str, Any]
 
@@ -20,11 +31,6 @@ STAGE_FILL = "#eaf2fb"
 ROUND_FILL = "#fff4e0"
 WINNER_FILL = "#d9f0d3"
 MERGED_FILL = "#c6dbef"
-
-
-def hex_bytes(values: Sequence[int]) -> str:
-    """Bytes as ``20 d0``."""
-    return " ".join(f"{value:02x}" for value in values)
 
 
 def pair_text(entry: Mapping[str, Any]) -> str:
@@ -39,10 +45,7 @@ def corpus_round(trace: Trace, rank: int) -> Mapping[str, Any]:
 
 def candidate(round_: Mapping[str, Any], left: int, right: int) -> Mapping[str, Any]:
     """The traced candidate (left, right) of a round."""
-    for entry in round_["candidates"]:
-        if entry["left"] == left and entry["right"] == right:
-            return entry
-    raise KeyError(f'round {round_["rank"]} traced no candidate ({left},{right})')
+    return find_entry(round_["candidates"], f'candidate of round {round_["rank"]}', left=left, right=right)
 
 
 def decided_by(round_: Mapping[str, Any]) -> str:
@@ -70,8 +73,7 @@ def _stage_node(name: str, index: int, documents: Sequence[str], stage: Sequence
             f'<TD BGCOLOR="{MERGED_FILL if token >= 256 else "#ffffff"}">{token}</TD>' for token in tokens
         )
         rows.append(f'<TR><TD ALIGN="LEFT"><I>{html_text(document)}</I></TD>{cells}</TR>')
-    body = "".join(rows)
-    return f'  {name} [label=<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="4">{body}</TABLE>>];'
+    return f"  {name} [label=<{label_table(rows)}>];"
 
 
 def _round_node(name: str, round_: Mapping[str, Any]) -> str:
@@ -87,19 +89,14 @@ def _round_node(name: str, round_: Mapping[str, Any]) -> str:
         f'<TR><TD COLSPAN="3" ALIGN="LEFT">new ID {round_["token"]} = bytes {hex_bytes(round_["bytes"])}<BR ALIGN="LEFT"/>'
         f'count {round_["count"]}, replacements {round_["replacements"]}<BR ALIGN="LEFT"/></TD></TR>'
     )
-    body = "".join(rows)
-    return f'  {name} [label=<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="4">{body}</TABLE>>];'
+    return f"  {name} [label=<{label_table(rows)}>];"
 
 
 def fixture_figure(trace: Trace) -> str:
     """Figure: stage 0 -> round 0 -> stage 1 -> round 1 -> stage 2 for the two tiny documents."""
     fixture = trace["fixture"]
-    lines = [
-        "digraph merges {",
-        '  graph [rankdir=LR, nodesep=0.3, ranksep=0.35, bgcolor="transparent"];',
-        '  node [shape=plaintext, fontname="Helvetica", fontsize=10];',
-        '  edge [color="#555555", fontname="Helvetica", fontsize=9];',
-    ]
+    lines = dot_head("merges", {"rankdir": "LR", "nodesep": 0.3, "ranksep": 0.35, "bgcolor": "transparent"},
+                     {"shape": "plaintext", "fontsize": 10}, {"color": "#555555", "fontsize": 9})
     for index, stage in enumerate(fixture["stages"]):
         lines.append(_stage_node(f"stage{index}", index, fixture["documents"], stage))
     for round_ in fixture["rounds"]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from tools.figures import graphviz, html_text, table
+from tools.figures import dot_head, graphviz, html_text, label_table, table
 
 Trace = Mapping[str, Any]
 
@@ -52,17 +52,14 @@ def _tape_label(tape: Mapping[str, Any]) -> str:
     if tape["tail"] is not None:
         tail = tape["tail"]
         rows.append(row(f'start {tail["start"]}: too short', span(tail["start"], tail["tokens"], TAIL_FILL)))
-    return f'<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="4">{"".join(rows)}</TABLE>>'
+    return f"<{label_table(rows)}>"
 
 
 def tapes_figure(trace: Trace) -> str:
     """Figure: every traced document on its own tape, grouped by partition, with its pairs and suffix."""
     config = trace["config"]
-    lines = [
-        "digraph tapes {",
-        '  graph [rankdir=TB, nodesep=0.3, ranksep=0.3, bgcolor="transparent", fontname="Helvetica"];',
-        '  node [shape=plaintext, fontname="Helvetica", fontsize=10];',
-    ]
+    lines = dot_head("tapes", {"rankdir": "TB", "nodesep": 0.3, "ranksep": 0.3, "bgcolor": "transparent"},
+                     {"shape": "plaintext", "fontsize": 10})
     previous = None
     for partition in PARTITIONS:
         tapes = [t for t in trace["tapes"] if t["partition"] == partition]

@@ -130,9 +130,7 @@ Json rejected(const std::string& request, const std::function<void()>& call) {
   try {
     call();
   } catch (const llm::BigramError& error) {
-    return {{"request", request},
-            {"kind", llm::bigram_error_kind_name(error.kind())},
-            {"message", error.what()}};
+    return {{"request", request}, {"kind", error.kind_name()}, {"message", error.what()}};
   }
   throw std::logic_error("the request '" + request + "' was accepted but must be refused");
 }

@@ -37,7 +37,7 @@ EdgeCases edge_cases() {
   try {
     score_assigned_probabilities({});
   } catch (const llm::MetricError& error) {
-    kind = llm::metric_error_kind_name(error.kind());
+    kind = error.kind_name();
     message = error.what();
   }
   return {impossible, score_assigned_probabilities(impossible), kind, message};

@@ -33,7 +33,7 @@ ScaleAnchors scale_anchors();
 struct EdgeCases {
   std::vector<double> impossible_probabilities;  ///< [0.8, 0]
   llm::LanguageModelMetrics impossible;
-  std::string empty_kind;     ///< metric_error_kind_name of the empty request's error
+  std::string empty_kind;     ///< kind_name() of the empty request's error
   std::string empty_message;  ///< its what()
 };
 EdgeCases edge_cases();

@@ -116,8 +116,8 @@ def storage_figure(trace: Trace) -> str:
                       if offset == lookup["offset"] else f"<TD><I>{offset}</I></TD>"
                       for offset in range(tensor["length"]))
     values = "".join(
-        f'<TD' + (f' BORDER="3" BGCOLOR="{FILL["selected"]}"><B>{MARK} ' if offset == lookup["offset"]
-                                   else ' BGCOLOR="white">')
+        '<TD' + (f' BORDER="3" BGCOLOR="{FILL["selected"]}"><B>{MARK} ' if offset == lookup["offset"]
+                 else ' BGCOLOR="white">')
         + html_text(shortest(value)) + ("</B></TD>" if offset == lookup["offset"] else "</TD>")
         for offset, value in enumerate(tensor["values"]))
     buffer_label = (f'<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="4" BGCOLOR="{FILL["buffer"]}">'

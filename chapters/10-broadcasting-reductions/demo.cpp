@@ -64,17 +64,16 @@ std::string rejection_text(const TensorError& error, std::string_view operation)
 }
 // endregion: rejection-text
 
-/// The error `call` throws (demo_refusal.hpp); an accepted request stops the demo.
-TensorError rejected(const std::string& request, const std::function<void()>& call) {
-  return demo::refused<TensorError>(request, call);
-}
+using Rejection = demo::Rejection<TensorError>;
 
-struct Rejection {
-  std::string label;      ///< the printed line's label
-  std::string operation;  ///< broadcast, mean, max or sum
-  std::string request;    ///< what was asked, for the trace
-  TensorError error;
-};
+/// The refusal of `request` (demo_refusal.hpp), printed by rejection_text for
+/// `operation`; an accepted request stops the demo.
+Rejection rejected(std::string label, std::string_view operation, std::string request,
+                   const std::function<void()>& call) {
+  return demo::rejection<TensorError>(
+      std::move(label), std::move(request), call,
+      [&](const TensorError& error) { return rejection_text(error, operation); });
+}
 
 // --- The trace -----------------------------------------------------------------
 
@@ -178,16 +177,10 @@ Json reduction_json(const std::string& operation, const Tensor& source, std::siz
 Json trace_json(const ch10::WorkedExample& example, const Tensor& scalar_broadcast,
                 const Tensor& empty_broadcast, std::size_t closure_calls,
                 const std::vector<Rejection>& rejections) {
-  Json errors = Json::array();
-  for (const Rejection& rejection : rejections) {
-    errors.push_back({{"request", rejection.request},
-                      {"kind", llm::tensor_error_kind_name(rejection.error.kind())},
-                      {"shape", rejection.error.shape()},
-                      {"other_shape", rejection.error.other_shape()},
-                      {"axis", rejection.error.axis()},
-                      {"message", rejection.error.what()},
-                      {"printed", rejection_text(rejection.error, rejection.operation)}});
-  }
+  const Json errors = demo::rejections_json(rejections, [](const TensorError& error) {
+    return Json{
+        {"shape", error.shape()}, {"other_shape", error.other_shape()}, {"axis", error.axis()}};
+  });
   return {{"tokens", demo::tensor_json(example.tokens)},
           {"bias", demo::tensor_json(example.bias)},
           {"biased", demo::tensor_json(example.biased)},
@@ -227,14 +220,14 @@ int main(int argc, char** argv) {
 
     const Tensor two_values({2}, {1.0, 2.0});
     const std::vector<Rejection> rejections = {
-        {"broadcast error", "broadcast", "tokens [2, 3] + [2]",
-         rejected("add", [&] { llm::add(example.tokens, two_values); })},
-        {"mean error", "mean", "mean of [2, 0, 3] along axis 1",
-         rejected("mean", [&] { llm::mean_axis(empty, 1, KeepDim::No); })},
-        {"max error", "max", "max of [2, 0, 3] along axis 1",
-         rejected("max", [&] { llm::max_axis(empty, 1, KeepDim::No); })},
-        {"scalar reduction error", "sum", "sum of a rank-0 tensor along axis 0",
-         rejected("sum", [&] { llm::sum_axis(scalar, 0, KeepDim::No); })},
+        rejected("broadcast error", "broadcast", "tokens [2, 3] + [2]",
+                 [&] { llm::add(example.tokens, two_values); }),
+        rejected("mean error", "mean", "mean of [2, 0, 3] along axis 1",
+                 [&] { llm::mean_axis(empty, 1, KeepDim::No); }),
+        rejected("max error", "max", "max of [2, 0, 3] along axis 1",
+                 [&] { llm::max_axis(empty, 1, KeepDim::No); }),
+        rejected("scalar reduction error", "sum", "sum of a rank-0 tensor along axis 0",
+                 [&] { llm::sum_axis(scalar, 0, KeepDim::No); }),
     };
 
     std::cout << "token features: " << tensor_line(example.tokens) << '\n';
@@ -249,10 +242,7 @@ int main(int argc, char** argv) {
               << llm::format_list(std::span<const std::size_t>(empty_broadcast.shape()))
               << " values=" << empty_broadcast.size() << " closure_calls=" << closure_calls << '\n';
     std::cout << "empty sum axis=1 keep_dim=false: " << tensor_line(empty_sum) << '\n';
-    for (const Rejection& rejection : rejections) {
-      std::cout << rejection.label << ": " << rejection_text(rejection.error, rejection.operation)
-                << '\n';
-    }
+    demo::print_rejections(std::cout, rejections);
     std::cout << "chapter 11 handoff: contract matching axes with matrix multiplication\n";
 
     demo::write_trace(

@@ -95,7 +95,7 @@ Json trace_of(const ch11::WorkedExample& example, const std::vector<ch11::CellTe
   Json errors = Json::array();
   for (const ch11::RejectedProduct& entry : rejected) {
     errors.push_back({{"label", entry.label},
-                      {"kind", llm::tensor_error_kind_name(entry.error.kind())},
+                      {"kind", entry.error.kind_name()},
                       {"left_shape", entry.error.shape()},
                       {"right_shape", entry.error.other_shape()},
                       {"message", entry.error.what()},

@@ -104,16 +104,15 @@ std::string rejection_text(const TensorError& error, std::size_t class_axis) {
 }
 // endregion: rejection-text
 
-/// The error `call` throws (demo_refusal.hpp); an accepted request stops the demo.
-TensorError rejected(const std::string& request, const std::function<void()>& call) {
-  return demo::refused<TensorError>(request, call);
-}
+using Rejection = demo::Rejection<TensorError>;
 
-struct Rejection {
-  std::string label;    ///< the printed line's label
-  std::string request;  ///< what was asked, for the trace
-  TensorError error;
-};
+/// The refusal of `request` (demo_refusal.hpp), printed by rejection_text;
+/// an accepted request stops the demo.
+Rejection rejected(std::string label, std::string request, const std::function<void()>& call) {
+  return demo::rejection<TensorError>(
+      std::move(label), std::move(request), call,
+      [](const TensorError& error) { return rejection_text(error, ch12::kClassAxis); });
+}
 
 // --- The trace -----------------------------------------------------------------
 
@@ -247,13 +246,8 @@ Json trace_json(const ch12::WorkedExample& example, const std::vector<double>& l
                 llm::log_sum_exp(uneven, ch12::kClassAxis));
   asymmetric["targets"] = uneven_targets;
   asymmetric["mean_nll"] = llm::indexed_mean_nll(uneven, ch12::kClassAxis, uneven_targets);
-  Json errors = Json::array();
-  for (const Rejection& rejection : rejections) {
-    errors.push_back({{"request", rejection.request},
-                      {"kind", llm::tensor_error_kind_name(rejection.error.kind())},
-                      {"message", rejection.error.what()},
-                      {"printed", rejection_text(rejection.error, ch12::kClassAxis)}});
-  }
+  const Json errors =
+      demo::rejections_json(rejections, [](const TensorError&) { return Json::object(); });
   return {{"logits", demo::tensor_json(example.logits)},
           {"class_axis", ch12::kClassAxis},
           {"stable", stable},
@@ -298,14 +292,14 @@ int main(int argc, char** argv) {
     const Tensor infinite({1, 2}, {0.0, std::numeric_limits<double>::infinity()});
     const std::array<std::size_t, 3> bad_targets = {1, 2, 1};
     const std::vector<Rejection> rejections = {
-        {"axis error", "softmax of [3, 2] along axis 2",
-         rejected("axis", [&] { llm::softmax(example.logits, 2); })},
-        {"empty-axis error", "softmax of [2, 0] along axis 1",
-         rejected("empty", [&] { llm::softmax(empty, 1); })},
-        {"non-finite error", "softmax of [[0, +inf]] along axis 1",
-         rejected("non-finite", [&] { llm::softmax(infinite, 1); })},
-        {"target error", "indexed mean NLL with targets [1, 2, 1]",
-         rejected("target", [&] { llm::indexed_mean_nll(example.logits, 1, bad_targets); })},
+        rejected("axis error", "softmax of [3, 2] along axis 2",
+                 [&] { llm::softmax(example.logits, 2); }),
+        rejected("empty-axis error", "softmax of [2, 0] along axis 1",
+                 [&] { llm::softmax(empty, 1); }),
+        rejected("non-finite error", "softmax of [[0, +inf]] along axis 1",
+                 [&] { llm::softmax(infinite, 1); }),
+        rejected("target error", "indexed mean NLL with targets [1, 2, 1]",
+                 [&] { llm::indexed_mean_nll(example.logits, 1, bad_targets); }),
     };
 
     std::cout << "logits: shape=" << shape_text(example.logits.shape())
@@ -328,10 +322,7 @@ int main(int argc, char** argv) {
               << (all_nan(underflow) ? "true" : "false") << '\n';
     std::cout << "shift invariance: "
               << (rows_match ? "rows 0, 1, and 2 match exactly" : "the rows differ") << '\n';
-    for (const Rejection& rejection : rejections) {
-      std::cout << rejection.label << ": " << rejection_text(rejection.error, ch12::kClassAxis)
-                << '\n';
-    }
+    demo::print_rejections(std::cout, rejections);
     std::cout << "chapter 13 handoff: cross-check selected loss derivatives with a materially "
                  "separate finite-difference path\n";
 

@@ -275,7 +275,7 @@ int run(int argc, char** argv) {
   Json rejections = Json::array();
   for (const ch13::RejectedRequest& request : rejected) {
     rejections.push_back(Json{{"label", request.label},
-                              {"kind", llm::grad_check_error_kind_name(request.error.kind())},
+                              {"kind", request.error.kind_name()},
                               {"message", request.error.what()},
                               {"values", rejection_values(request.error)}});
   }

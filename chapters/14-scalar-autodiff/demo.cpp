@@ -175,7 +175,7 @@ demo::Json trace_json(const ch14::ReusedSquareExample& reused,
   bool unchanged = true;
   for (const ch14::TypedErrorCase& error : errors) {
     cases.push_back({{"label", error.label},
-                     {"kind", llm::scalar_error_kind_name(error.error.kind())},
+                     {"kind", error.error.kind_name()},
                      {"message", error.error.what()},
                      {"evidence", error_evidence(error.error)},
                      {"gradients_unchanged", error.gradients_unchanged}});

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Sequence
 
-from tools.figures import dot_text, fixed, graphviz, html_text, plain, sci, shortest, table
+from tools.figures import card, card_field, dot_head, dot_text, fixed, graphviz, html_text, plain, sci, shortest, table
 
 Trace = Mapping[str, Any]
 
@@ -44,8 +44,6 @@ STATE_TEXT = {
     "after_zero": ("restored", "loss.backward()"),
 }
 
-NODE_FILL = "#eef3fb"
-HEADER_FILL = "#c9daf2"
 EDGE_COLOURS = ("#1f5fa8", "#c2571a")  # operand use 0, operand use 1
 
 
@@ -70,16 +68,7 @@ def _card(node: Mapping[str, Any]) -> str:
         ("primal value", fixed(node["value"])),
         ("pass adjoint", optional_fixed(node["pass_adjoint"])),
     ]
-    cells = "".join(
-        f'<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="10">{html_text(key)}</FONT></TD>'
-        f'<TD ALIGN="RIGHT">{html_text(value)}</TD></TR>'
-        for key, value in rows
-    )
-    return (
-        f'<<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="4" BGCOLOR="{NODE_FILL}">'
-        f'<TR><TD COLSPAN="2" BGCOLOR="{HEADER_FILL}"><B>{html_text(node["name"])}</B></TD></TR>'
-        f"{cells}</TABLE>>"
-    )
+    return card(node["name"], [card_field(key, html_text(value), key_size=10) for key, value in rows])
 
 
 def graph_dot(reused: Trace) -> str:
@@ -90,12 +79,8 @@ def graph_dot(reused: Trace) -> str:
     flow (book/notation.md). The reverse pass walks the arrows backward. The
     seed enters at the output from below.
     """
-    lines = [
-        "digraph scalar_graph {",
-        '  graph [rankdir=TB, nodesep=0.4, ranksep=0.7, fontname="Helvetica"];',
-        '  node [shape=plaintext, fontname="Helvetica", fontsize=11];',
-        '  edge [fontname="Helvetica", fontsize=10];',
-    ]
+    lines = dot_head("scalar_graph", {"rankdir": "TB", "nodesep": 0.4, "ranksep": 0.7},
+                     {"shape": "plaintext", "fontsize": 11}, {"fontsize": 10})
     for node in reused["nodes"]:
         lines.append(f'  n{node["index"]} [label={_card(node)}];')
     output = reused["nodes"][-1]
@@ -149,17 +134,8 @@ def ledger_table(reused: Trace) -> str:
 def _state_card(state: Mapping[str, Any], names: Sequence[str]) -> str:
     """An HTML-like label: one snapshot's title, the call that produced it, and each stored gradient."""
     title, call = STATE_TEXT.get(state["state"], (state["state"], ""))
-    cells = "".join(
-        f'<TR><TD ALIGN="LEFT">{html_text(name)}</TD>'
-        f'<TD ALIGN="RIGHT">{html_text(fixed(state[name]))}</TD></TR>'
-        for name in names
-    )
-    return (
-        f'<<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="4" BGCOLOR="{NODE_FILL}">'
-        f'<TR><TD COLSPAN="2" BGCOLOR="{HEADER_FILL}"><B>{html_text(title)}</B><BR/>'
-        f'<FONT POINT-SIZE="9" FACE="Courier">{html_text(call)}</FONT></TD></TR>'
-        f"{cells}</TABLE>>"
-    )
+    rows = [card_field(name, html_text(fixed(state[name])), key_size=None) for name in names]
+    return card(title, rows, subtitle=call)
 
 
 def stored_states_dot(reused: Trace) -> str:
@@ -173,12 +149,8 @@ def stored_states_dot(reused: Trace) -> str:
     states = reused["stored_states"]
     if len(states) != 4:
         raise ValueError(f"expected four stored states, the trace has {len(states)}")
-    lines = [
-        "digraph stored_states {",
-        '  graph [rankdir=TB, nodesep=0.8, ranksep=0.5, fontname="Helvetica"];',
-        '  node [shape=plaintext, fontname="Helvetica", fontsize=11];',
-        '  edge [color="#555555", penwidth=1.4];',
-    ]
+    lines = dot_head("stored_states", {"rankdir": "TB", "nodesep": 0.8, "ranksep": 0.5},
+                     {"shape": "plaintext", "fontsize": 11}, {"color": "#555555", "penwidth": 1.4})
     for index, state in enumerate(states):
         lines.append(f"  s{index} [label={_state_card(state, names)}];")
     lines += [

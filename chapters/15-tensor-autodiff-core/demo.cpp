@@ -98,7 +98,7 @@ demo::Json error_json(const ch15::RejectedRequest& request) {
       break;
   }
   return {{"label", request.label},
-          {"kind", llm::tensor_autodiff_error_kind_name(error.kind())},
+          {"kind", error.kind_name()},
           {"message", error.what()},
           {"evidence", evidence},
           {"gradients_unchanged", request.gradients_unchanged}};

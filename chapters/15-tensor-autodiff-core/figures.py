@@ -28,23 +28,27 @@ from collections import Counter
 from typing import Any, Mapping, Sequence
 
 from tools.figures import (
+    card,
+    card_field,
+    dot_head,
     dot_text,
+    find_entry,
     fixed,
     graphviz,
     html_text,
+    max_scaled_error,
     plain,
     sci,
     shape_text,
     shortest,
     table,
     tensor_rows,
+    value_grid,
 )
 
 Trace = Mapping[str, Any]
 TensorJson = Mapping[str, Any]  # {"shape": [...], "values": [...]}, row-major
 
-NODE_FILL = "#eef3fb"
-HEADER_FILL = "#c9daf2"
 VALUE_FILL = "#ffffff"
 ADJOINT_FILL = "#fdf1e6"
 ERROR_FILL = "#fbe3e3"
@@ -92,10 +96,7 @@ def tex(tensor: TensorJson) -> str:
 
 def node(forward: Trace, label: str) -> Mapping[str, Any]:
     """The forward-graph node of the fixture labelled ``label`` (``x``, ``add``, ...)."""
-    for entry in forward["nodes"]:
-        if entry["label"] == label:
-            return entry
-    raise KeyError(f"the forward graph has no node labelled {label!r}")
+    return find_entry(forward["nodes"], "forward-graph node", label=label)
 
 
 def value(forward: Trace, label: str) -> TensorJson:
@@ -106,12 +107,10 @@ def value(forward: Trace, label: str) -> TensorJson:
 
 def adjoint(reverse: Trace, label: str) -> TensorJson:
     """The pass adjoint of the node labelled ``label`` in the traced first pass."""
-    for entry in reverse["nodes"]:
-        if entry["label"] == label:
-            if entry["pass_adjoint"] is None:
-                raise ValueError(f"node {label!r} has no pass adjoint (untracked)")
-            return entry["pass_adjoint"]
-    raise KeyError(f"the reverse pass has no node labelled {label!r}")
+    entry = find_entry(reverse["nodes"], "reverse-pass node", label=label)
+    if entry["pass_adjoint"] is None:
+        raise ValueError(f"node {label!r} has no pass adjoint (untracked)")
+    return entry["pass_adjoint"]
 
 
 def edges_into(reverse: Trace, label: str) -> list[Mapping[str, Any]]:
@@ -121,10 +120,7 @@ def edges_into(reverse: Trace, label: str) -> list[Mapping[str, Any]]:
 
 def edge(reverse: Trace, consumer: str, slot: int) -> Mapping[str, Any]:
     """The ledger row of operand ``slot`` of the consumer labelled ``consumer``."""
-    for entry in reverse["edges"]:
-        if entry["consumer_label"] == consumer and entry["operand_slot"] == slot:
-            return entry
-    raise KeyError(f"the ledger has no edge {consumer!r} slot {slot}")
+    return find_entry(reverse["edges"], "ledger edge", consumer_label=consumer, operand_slot=slot)
 
 
 def scaled(tensor: TensorJson, factor: float) -> TensorJson:
@@ -137,47 +133,14 @@ def flat(tensor: TensorJson) -> str:
     return ", ".join(plain(v) for v in tensor["values"])
 
 
-def max_scaled_error(check: Mapping[str, Any]) -> float:
-    """The largest scaled error over a check's sampled coordinates."""
-    return max(coordinate["scaled_error"] for coordinate in check["coordinates"])
-
-
 def check(outcomes: Trace, operation: str) -> Mapping[str, Any]:
     """The sampled VJP check of ``operation`` (``add``, ``broadcast``, ...)."""
-    for entry in outcomes["checks"]:
-        if entry["operation"] == operation:
-            return entry
-    raise KeyError(f"no gradient check for {operation!r}")
-
-
-# --- Graphviz building blocks --------------------------------------------------
-
-
-def _grid(tensor: TensorJson, fill: str) -> str:
-    """An HTML-like Graphviz table with one cell per element, rows along the first axis."""
-    rows = "".join(
-        "<TR>" + "".join(f'<TD ALIGN="RIGHT" WIDTH="24">{html_text(plain(v))}</TD>' for v in row) + "</TR>"
-        for row in tensor_rows(tensor)
-    )
-    return f'<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3" BGCOLOR="{fill}">{rows}</TABLE>'
+    return find_entry(outcomes["checks"], "gradient check", operation=operation)
 
 
 def _labelled_grid(caption: str, tensor: TensorJson, fill: str) -> str:
     """One card row: a small caption on the left and the tensor's grid on the right."""
-    return (
-        f'<TR><TD ALIGN="LEFT" VALIGN="MIDDLE"><FONT POINT-SIZE="9">{html_text(caption)}</FONT></TD>'
-        f'<TD ALIGN="RIGHT">{_grid(tensor, fill)}</TD></TR>'
-    )
-
-
-def _card(title: str, subtitle: str, rows: Sequence[str], fill: str = NODE_FILL) -> str:
-    """An HTML-like label: a bold title, a monospace subtitle, then the given rows."""
-    return (
-        f'<<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="4" BGCOLOR="{fill}">'
-        f'<TR><TD COLSPAN="2" BGCOLOR="{HEADER_FILL}"><B>{html_text(title)}</B><BR/>'
-        f'<FONT POINT-SIZE="9" FACE="Courier">{html_text(subtitle)}</FONT></TD></TR>'
-        f'{"".join(rows)}</TABLE>>'
-    )
+    return card_field(caption, value_grid(tensor, fill))
 
 
 # --- Figure 1: the forward graph -------------------------------------------------
@@ -192,23 +155,18 @@ def forward_graph_dot(forward: Trace, reverse: Trace) -> str:
     adjoint of the traced first pass; the seed enters at the output.
     """
     adjoints = {entry["id"]: entry["pass_adjoint"] for entry in reverse["nodes"]}
-    lines = [
-        "digraph forward_graph {",
-        '  graph [rankdir=TB, nodesep=0.35, ranksep=0.45, fontname="Helvetica"];',
-        '  node [shape=plaintext, fontname="Helvetica", fontsize=11];',
-        '  edge [fontname="Helvetica", fontsize=10, penwidth=1.5];',
-    ]
+    lines = dot_head("forward_graph", {"rankdir": "TB", "nodesep": 0.35, "ranksep": 0.45},
+                     {"shape": "plaintext", "fontsize": 11}, {"fontsize": 10, "penwidth": 1.5})
     for entry in forward["nodes"]:
         tensor = {"shape": entry["shape"], "values": entry["values"]}
         rows = [
-            f'<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="9">shape</FONT></TD>'
-            f'<TD ALIGN="RIGHT">{html_text(shape_text(entry["shape"]))}</TD></TR>',
+            card_field("shape", html_text(shape_text(entry["shape"]))),
             _labelled_grid("value", tensor, VALUE_FILL),
         ]
         if adjoints.get(entry["id"]) is not None:
             rows.append(_labelled_grid("pass adjoint", adjoints[entry["id"]], ADJOINT_FILL))
         title = f'{entry["id"]} · {entry["label"]}'
-        lines.append(f'  n{entry["id"]} [label={_card(title, entry["operation"], rows)}];')
+        lines.append(f'  n{entry["id"]} [label={card(title, rows, entry["operation"])}];')
     # Rows instead of one column, so the graph fits a laptop screen: each input
     # chain before the first node that joins two parents is a row, and the
     # join with everything after it (and the seed) is the last row.
@@ -306,7 +264,7 @@ def _state_card(state: Mapping[str, Any]) -> str:
         _labelled_grid("x gradient", state["x_gradient"], VALUE_FILL),
         _labelled_grid("bias gradient", state["bias_gradient"], VALUE_FILL),
     ]
-    return _card(state["step"], STEP_CALLS.get(state["step"], ""), rows)
+    return card(state["step"], rows, STEP_CALLS.get(state["step"], ""))
 
 
 def _rejection_card(release: Mapping[str, Any]) -> str:
@@ -314,14 +272,11 @@ def _rejection_card(release: Mapping[str, Any]) -> str:
     unchanged = "unchanged, bit for bit" if release["gradients_unchanged"] else "CHANGED"
     evidence = release["evidence"]
     rows = [
-        f'<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="9">error</FONT></TD>'
-        f'<TD ALIGN="RIGHT"><B>{html_text(release["kind"])}</B></TD></TR>',
-        f'<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="9">names</FONT></TD>'
-        f'<TD ALIGN="RIGHT">{html_text(evidence["operation"])} node {html_text(str(evidence["node"]))}</TD></TR>',
-        f'<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="9">both gradients</FONT></TD>'
-        f'<TD ALIGN="RIGHT">{html_text(unchanged)}</TD></TR>',
+        card_field("error", f'<B>{html_text(release["kind"])}</B>'),
+        card_field("names", f'{html_text(evidence["operation"])} node {html_text(str(evidence["node"]))}'),
+        card_field("both gradients", html_text(unchanged)),
     ]
-    return _card("backward again", "backward_with_seed(S, Retain)", rows, ERROR_FILL)
+    return card("backward again", rows, "backward_with_seed(S, Retain)", fill=ERROR_FILL)
 
 
 def lifecycle_dot(outcomes: Trace) -> str:
@@ -333,12 +288,8 @@ def lifecycle_dot(outcomes: Trace) -> str:
     states = outcomes["lifecycle"]
     if len(states) != 4:
         raise ValueError(f"expected four lifecycle states, the trace has {len(states)}")
-    lines = [
-        "digraph lifecycle {",
-        '  graph [rankdir=TB, nodesep=0.5, ranksep=0.45, fontname="Helvetica"];',
-        '  node [shape=plaintext, fontname="Helvetica", fontsize=11];',
-        '  edge [color="#555555", penwidth=1.4];',
-    ]
+    lines = dot_head("lifecycle", {"rankdir": "TB", "nodesep": 0.5, "ranksep": 0.45},
+                     {"shape": "plaintext", "fontsize": 11}, {"color": "#555555", "penwidth": 1.4})
     for index, state in enumerate(states):
         lines.append(f"  s{index} [label={_state_card(state)}];")
     lines.append(f'  s4 [label={_rejection_card(outcomes["release"])}];')

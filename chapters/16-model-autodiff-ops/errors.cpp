@@ -17,13 +17,13 @@ namespace {
 // The error's class and kind name, whichever module threw it.
 std::pair<std::string, std::string> classify(const llm::Error& error) {
   if (const auto* model = dynamic_cast<const llm::ModelOpError*>(&error)) {
-    return {"ModelOpError", std::string(llm::model_op_error_kind_name(model->kind()))};
+    return {"ModelOpError", std::string(model->kind_name())};
   }
   if (const auto* tensor = dynamic_cast<const llm::TensorError*>(&error)) {
-    return {"TensorError", std::string(llm::tensor_error_kind_name(tensor->kind()))};
+    return {"TensorError", std::string(tensor->kind_name())};
   }
   if (const auto* tape = dynamic_cast<const llm::TensorAutodiffError*>(&error)) {
-    return {"TensorAutodiffError", std::string(llm::tensor_autodiff_error_kind_name(tape->kind()))};
+    return {"TensorAutodiffError", std::string(tape->kind_name())};
   }
   return {"Error", "unknown"};
 }

@@ -27,23 +27,28 @@ from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
 from tools.figures import (
+    CARD_FILL,
+    card,
+    card_field,
+    dot_head,
+    find_entry,
     fixed,
     graphviz,
     html_text,
     matplotlib_svg,
+    max_scaled_error,
     plain,
     sci,
     shape_text,
     svg_figure,
     table,
     tensor_rows,
+    value_grid,
 )
 
 Trace = Mapping[str, Any]
 TensorJson = Mapping[str, Any]  # {"shape": [...], "values": [...]}, row-major
 
-NODE_FILL = "#eef3fb"
-HEADER_FILL = "#c9daf2"
 DATA_FILL = "#f4f4f4"
 LOSS_FILL = "#fdf1e6"
 UNUSED_FILL = "#f2f2f2"
@@ -152,37 +157,24 @@ def step_tensor(forward: Trace, operation: str) -> TensorJson:
     return {"shape": entry["output_shape"], "values": entry["values"]}
 
 
-def _entry(entries: Sequence[Mapping[str, Any]], what: str, **match: Any) -> Mapping[str, Any]:
-    """The first of ``entries`` whose fields equal ``match``; KeyError naming ``what`` if none."""
-    for entry in entries:
-        if all(entry[key] == value for key, value in match.items()):
-            return entry
-    raise KeyError(f"the trace has no {what} with {match}")
-
-
 def ledger_edge(trace: Trace, consumer: str, slot: int = 0) -> Mapping[str, Any]:
     """The reverse-ledger entry of operand ``slot`` of the operation ``consumer`` (``matmul``, ...)."""
-    return _entry(trace["reverse_ledger"], "reverse-ledger edge", operation=consumer, operand_slot=slot)
+    return find_entry(trace["reverse_ledger"], "reverse-ledger edge", operation=consumer, operand_slot=slot)
 
 
 def check(trace: Trace, operation: str) -> Mapping[str, Any]:
     """The sampled VJP check of ``operation`` (``gather_rows``, ``matmul-left``, ...)."""
-    return _entry(trace["gradchecks"]["checks"], "gradient check", operation=operation)
+    return find_entry(trace["gradchecks"]["checks"], "gradient check", operation=operation)
 
 
 def probe(trace: Trace, operation: str) -> Mapping[str, Any]:
     """The scalar probe of ``operation`` (``exp``, ``log``, ``silu``)."""
-    return _entry(trace["scalar_probes"], "scalar probe", operation=operation)
+    return find_entry(trace["scalar_probes"], "scalar probe", operation=operation)
 
 
 def error(trace: Trace, label: str) -> Mapping[str, Any]:
     """The rejected request labelled ``label`` (``invalid-id``, ``exp-overflow``, ...)."""
-    return _entry(trace["errors"]["cases"], "rejected request", label=label)
-
-
-def max_scaled_error(entry: Mapping[str, Any]) -> float:
-    """The largest scaled error over a check's sampled coordinates."""
-    return max(coordinate["scaled_error"] for coordinate in entry["coordinates"])
+    return find_entry(trace["errors"]["cases"], "rejected request", label=label)
 
 
 def error_text(value: float) -> str:
@@ -215,43 +207,15 @@ def cell_text(value: float) -> str:
     return fixed(value)
 
 
-def _grid(tensor: TensorJson, fill: str = "#ffffff") -> str:
-    """An HTML-like Graphviz table with one cell per element, rows along the first axis."""
-    rows = "".join(
-        "<TR>" + "".join(f'<TD ALIGN="RIGHT" WIDTH="22">{html_text(cell_text(v))}</TD>' for v in row) + "</TR>"
-        for row in tensor_rows(tensor)
-    )
-    return f'<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3" BGCOLOR="{fill}">{rows}</TABLE>'
-
-
-def _field(key: str, value_html: str) -> str:
-    """One card row: a small key on the left, a value (HTML) on the right."""
-    return (
-        f'<TR><TD ALIGN="LEFT" VALIGN="MIDDLE"><FONT POINT-SIZE="9">{html_text(key)}</FONT></TD>'
-        f'<TD ALIGN="RIGHT">{value_html}</TD></TR>'
-    )
-
-
-def _card(title: str, subtitle: str, rows: Sequence[str], fill: str = NODE_FILL,
-          header: str = HEADER_FILL, style: str = "") -> str:
-    """An HTML-like label: a bold title, a monospace subtitle, then the given rows."""
-    border = 'STYLE="DASHED" ' if style == "dashed" else ""
-    return (
-        f'<<TABLE {border}BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="4" BGCOLOR="{fill}">'
-        f'<TR><TD COLSPAN="2" BGCOLOR="{header}"><B>{html_text(title)}</B><BR/>'
-        f'<FONT POINT-SIZE="9" FACE="Courier">{html_text(subtitle)}</FONT></TD></TR>'
-        f'{"".join(rows)}</TABLE>>'
-    )
+def _grid(tensor: TensorJson) -> str:
+    """A tensor's values as an HTML-like Graphviz table (:func:`cell_text` in each cell)."""
+    return value_grid(tensor, cell=cell_text, width=22)
 
 
 def _graph_head(name: str, rankdir: str, nodesep: float, ranksep: float) -> list[str]:
     """The first lines of a DOT digraph in the book's style."""
-    return [
-        f"digraph {name} {{",
-        f'  graph [rankdir={rankdir}, nodesep={nodesep}, ranksep={ranksep}, fontname="Helvetica"];',
-        '  node [shape=plaintext, fontname="Helvetica", fontsize=11];',
-        '  edge [fontname="Helvetica", fontsize=10, color="#555555", penwidth=1.4];',
-    ]
+    return dot_head(name, {"rankdir": rankdir, "nodesep": nodesep, "ranksep": ranksep},
+                    {"shape": "plaintext", "fontsize": 11}, {"fontsize": 10, "color": "#555555", "penwidth": 1.4})
 
 
 # --- Figure 1: the forward chain and its fork -----------------------------------------
@@ -266,13 +230,25 @@ def _step_card(entry: Mapping[str, Any], fill: str) -> str:
         html_text(part) for part in [node_text(label) for label in entry["operands"]] + entry["integer_inputs"]
     )
     rows = [
-        _field("reads", reads),
-        _field("differentiable inputs", html_text(shapes)),
-        _field("output shape", html_text(shape_text(entry["output_shape"]))),
-        _field("saves for its VJP", html_text(SAVED_TEXT.get(entry["operation"], "see the listing"))),
-        _field("value", value),
+        card_field("reads", reads),
+        card_field("differentiable inputs", html_text(shapes)),
+        card_field("output shape", html_text(shape_text(entry["output_shape"]))),
+        card_field("saves for its VJP", html_text(SAVED_TEXT.get(entry["operation"], "see the listing"))),
+        card_field("value", value),
     ]
-    return _card(f'step {entry["step"]} · {entry["name"]}', entry["operation"], rows, fill)
+    return card(f'step {entry["step"]} · {entry["name"]}', rows, entry["operation"], fill=fill)
+
+
+def _parameter_node(name: str, label: str, tensor: TensorJson) -> str:
+    """A DOT node line: a parameter's card with its value."""
+    subtitle = f"parameter {shape_text(tensor['shape'])}"
+    return f"  {name} [label={card(node_text(label), [card_field('value', _grid(tensor))], subtitle)}];"
+
+
+def _integer_node(name: str, title: str, subtitle: str, key: str, ids: Sequence[int]) -> str:
+    """A DOT node line: an integer input's dashed card (it selects rows or classes, it gets no gradient)."""
+    rows = [card_field(key, html_text(ids_text(ids)))]
+    return f"  {name} [label={card(title, rows, subtitle, fill=DATA_FILL, header_fill=DATA_FILL, dashed=True)}];"
 
 
 def forward_chain_dot(inputs: Trace, forward: Trace) -> str:
@@ -289,34 +265,16 @@ def forward_chain_dot(inputs: Trace, forward: Trace) -> str:
     branches = set(fork["branches"])
     lines = _graph_head("forward_chain", "TB", 0.45, 0.42)
     embeddings, weights = inputs["embeddings"], inputs["weights"]
-    lines.append(
-        "  E [label="
-        + _card(node_text("embeddings"), f'parameter {shape_text(embeddings["shape"])}',
-                [_field("value", _grid(embeddings))])
-        + "];"
-    )
-    lines.append(
-        "  z [label="
-        + _card("token IDs z", f'integers, index shape [{len(inputs["token_ids"])}]',
-                [_field("B = " + str(inputs["batch"]) + ", T = " + str(inputs["time"]),
-                        html_text(ids_text(inputs["token_ids"])))], DATA_FILL, DATA_FILL, "dashed")
-        + "];"
-    )
-    lines.append(
-        "  W [label="
-        + _card(node_text("weights"), f'parameter {shape_text(weights["shape"])}',
-                [_field("value", _grid(weights))])
-        + "];"
-    )
-    lines.append(
-        "  y [label="
-        + _card("target classes", f'integers, class axis {inputs["class_axis"]}',
-                [_field("one per position", html_text(ids_text(inputs["targets"])))],
-                DATA_FILL, DATA_FILL, "dashed")
-        + "];"
-    )
+    lines += [
+        _parameter_node("E", "embeddings", embeddings),
+        _integer_node("z", "token IDs z", f'integers, index shape [{len(inputs["token_ids"])}]',
+                      f'B = {inputs["batch"]}, T = {inputs["time"]}', inputs["token_ids"]),
+        _parameter_node("W", "weights", weights),
+        _integer_node("y", "target classes", f'integers, class axis {inputs["class_axis"]}',
+                      "one per position", inputs["targets"]),
+    ]
     for entry in steps:
-        fill = LOSS_FILL if entry["step"] in branches else NODE_FILL
+        fill = LOSS_FILL if entry["step"] in branches else CARD_FILL
         lines.append(f'  s{entry["step"]} [label={_step_card(entry, fill)}];')
     lines.append(
         f'  fork [label="fork after step {fork["after_step"]}\\nshared: {node_text(fork["shared"])} only", '
@@ -403,11 +361,11 @@ def position_table(positions: Sequence[Mapping[str, Any]]) -> str:
 def _occurrence_card(position: Mapping[str, Any], contribution: Sequence[float]) -> str:
     """One gathered row's adjoint: its flat position, (b, t), token ID and contribution."""
     rows = [
-        _field("(b, t)", html_text(f'({position["batch"]}, {position["time"]})')),
-        _field("token ID", f'<B>{position["token_id"]}</B>'),
-        _field("adjoint of X[p, :]", html_text(row_text(contribution))),
+        card_field("(b, t)", html_text(f'({position["batch"]}, {position["time"]})')),
+        card_field("token ID", f'<B>{position["token_id"]}</B>'),
+        card_field("adjoint of X[p, :]", html_text(row_text(contribution))),
     ]
-    return _card(f'position p = {position["flat_position"]}', "gathered row", rows)
+    return card(f'position p = {position["flat_position"]}', rows, "gathered row")
 
 
 def _row_total_label(row: Mapping[str, Any]) -> str:

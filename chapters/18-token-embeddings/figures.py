@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from tools.figures import graphviz, plain, table
+from tools.figures import dot_cluster, dot_head, graphviz, plain, table
 
 Trace = Mapping[str, Any]
 
@@ -42,61 +42,53 @@ def rows_choosing(trace: Trace, table_row: int) -> list[int]:
     return [entry["position"] for entry in trace["positions"] if entry["id"] == table_row]
 
 
-def lookup_figure(trace: Trace) -> str:
-    vocabulary = trace["table"]["shape"][0]
-    lines = [
-        "digraph lookup {",
-        '  graph [rankdir=LR, fontname="Helvetica", fontsize=11, nodesep=0.2, ranksep=0.9];',
-        '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=11];',
-        f'  edge [color="{FORWARD}", arrowsize=0.7];',
-        '  subgraph cluster_ids { label="IDs z, shape [1, 3]"; style="rounded"; color="#aaaaaa";',
-    ]
-    for entry in trace["positions"]:
-        lines.append(f'    p{entry["position"]} [label="position {entry["position"]}\\nID {entry["id"]}", fillcolor="white"];')
-    lines.append("  }")
-    lines.append('  subgraph cluster_table { label="table E, shape [4, 2]"; style="rounded"; color="#aaaaaa";')
-    for index in range(vocabulary):
+def _table_rows(trace: Trace, prefix: str, tensor: str) -> list[str]:
+    """One node per row of a [vocabulary, width] tensor, grey where no position chose the row."""
+    lines = []
+    for index in range(trace["table"]["shape"][0]):
         fill = USED if rows_choosing(trace, index) else UNUSED
-        lines.append(f'    e{index} [label="row {index}: {vec(row(trace["table"], index))}", fillcolor="{fill}"];')
-    lines.append("  }")
-    lines.append('  subgraph cluster_out { label="output X, shape [1, 3, 2]"; style="rounded"; color="#aaaaaa";')
-    for entry in trace["positions"]:
-        lines.append(f'    x{entry["position"]} [label="X[0, {entry["position"]}] = {vec(entry["row"])}", fillcolor="white"];')
-    lines.append("  }")
-    for entry in trace["positions"]:
-        lines.append(f'  p{entry["position"]} -> e{entry["id"]} [style=dashed];')
-        lines.append(f'  e{entry["id"]} -> x{entry["position"]};')
-    lines.append("}")
-    unused = [str(index) for index in range(vocabulary) if not rows_choosing(trace, index)]
+        lines.append(f'    {prefix}{index} [label="row {index}: {vec(row(trace[tensor], index))}", fillcolor="{fill}"];')
+    return lines
+
+
+def _flow(name: str, edge: Mapping[str, Any], clusters: Sequence[tuple[str, str, list[str]]], arrows: list[str]) -> str:
+    """A left-to-right diagram of rounded boxes: labelled clusters of nodes, then the arrows between them."""
+    lines = dot_head(name, {"rankdir": "LR", "fontsize": 11, "nodesep": 0.2, "ranksep": 0.9},
+                     {"shape": "box", "style": "rounded,filled", "fontsize": 11}, {**edge, "arrowsize": 0.7})
+    for cluster, label, body in clusters:
+        lines += dot_cluster(cluster, label, body)
+    return "\n".join(lines + arrows + ["}"])
+
+
+def lookup_figure(trace: Trace) -> str:
+    positions = trace["positions"]
+    ids = [f'    p{e["position"]} [label="position {e["position"]}\\nID {e["id"]}", fillcolor="white"];' for e in positions]
+    outputs = [f'    x{e["position"]} [label="X[0, {e["position"]}] = {vec(e["row"])}", fillcolor="white"];'
+               for e in positions]
+    arrows = []
+    for entry in positions:
+        arrows += [f'  p{entry["position"]} -> e{entry["id"]} [style=dashed];', f'  e{entry["id"]} -> x{entry["position"]};']
+    clusters = [("ids", "IDs z, shape [1, 3]", ids), ("table", "table E, shape [4, 2]", _table_rows(trace, "e", "table")),
+                ("out", "output X, shape [1, 3, 2]", outputs)]
+    dot = _flow("lookup", {"color": FORWARD}, clusters, arrows)
+    unused = [str(index) for index in range(trace["table"]["shape"][0]) if not rows_choosing(trace, index)]
     caption = (f"Forward: each ID selects one table row and the output copies it; "
                f"rows {' and '.join(unused)} (grey) are selected by no position")
-    return graphviz("\n".join(lines), caption, "lookup")
+    return graphviz(dot, caption, "lookup")
 
 
 def scatter_figure(trace: Trace) -> str:
     vocabulary = trace["table"]["shape"][0]
-    lines = [
-        "digraph scatter {",
-        '  graph [rankdir=LR, fontname="Helvetica", fontsize=11, nodesep=0.2, ranksep=0.9];',
-        '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=11];',
-        f'  edge [color="{REVERSE}", fontcolor="{REVERSE}", fontname="Helvetica", fontsize=9, arrowsize=0.7];',
-        '  subgraph cluster_up { label="upstream, shape [1, 3, 2]"; style="rounded"; color="#aaaaaa";',
-    ]
-    for entry in trace["positions"]:
-        lines.append(f'    u{entry["position"]} [label="position {entry["position"]} (ID {entry["id"]}): {vec(entry["upstream"])}", fillcolor="white"];')
-    lines.append("  }")
-    lines.append('  subgraph cluster_grad { label="table gradient, shape [4, 2]"; style="rounded"; color="#aaaaaa";')
-    for index in range(vocabulary):
-        fill = USED if rows_choosing(trace, index) else UNUSED
-        lines.append(f'    g{index} [label="row {index}: {vec(row(trace["table_gradient"], index))}", fillcolor="{fill}"];')
-    lines.append("  }")
-    for entry in trace["positions"]:
-        lines.append(f'  u{entry["position"]} -> g{entry["id"]} [label="+="];')
-    lines.append("}")
+    upstream = [f'    u{e["position"]} [label="position {e["position"]} (ID {e["id"]}): {vec(e["upstream"])}", '
+                'fillcolor="white"];' for e in trace["positions"]]
+    arrows = [f'  u{e["position"]} -> g{e["id"]} [label="+="];' for e in trace["positions"]]
+    dot = _flow("scatter", {"color": REVERSE, "fontcolor": REVERSE, "fontsize": 9},
+                [("up", "upstream, shape [1, 3, 2]", upstream),
+                 ("grad", "table gradient, shape [4, 2]", _table_rows(trace, "g", "table_gradient"))], arrows)
     repeated = max(range(vocabulary), key=lambda index: len(rows_choosing(trace, index)))
     caption = (f"Reverse: every position adds its upstream row into the row its ID chose; row {repeated} "
                f"receives {len(rows_choosing(trace, repeated))} contributions and keeps their sum")
-    return graphviz("\n".join(lines), caption, "scatter")
+    return graphviz(dot, caption, "scatter")
 
 
 def one_hot_table(trace: Trace) -> str:

@@ -102,13 +102,18 @@ BlockChecks block_checks() {
   const llm::SwiGlu copy = a;
   checks.initialized_reproducible = true;
   checks.copy_shares_parameters = true;
+  // Each set is kept in a variable: parameters() returns it by value, and a
+  // reference into a temporary set would dangle (ParameterSet's operator[]
+  // is deleted on a temporary for that reason).
+  const llm::ParameterSet of_a = a.parameters();
+  const llm::ParameterSet of_b = b.parameters();
+  const llm::ParameterSet of_copy = copy.parameters();
   for (std::size_t i = 0; i < 3; ++i) {
-    const llm::TensorValue& left = a.parameters()[i].parameter;
+    const llm::TensorValue& left = of_a[i].parameter;
     checks.initialized_reproducible =
-        checks.initialized_reproducible &&
-        same_bits(value_of(left), value_of(b.parameters()[i].parameter));
+        checks.initialized_reproducible && same_bits(value_of(left), value_of(of_b[i].parameter));
     checks.copy_shares_parameters =
-        checks.copy_shares_parameters && left.is_same_node(copy.parameters()[i].parameter);
+        checks.copy_shares_parameters && left.is_same_node(of_copy[i].parameter);
   }
 
   // Change position 0 of the input; position 1's output must keep its bits.

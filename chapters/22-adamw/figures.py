@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from tools.figures import fixed, graphviz, matplotlib_svg, plain, svg_figure, table
+from tools.figures import dot_head, find_entry, fixed, graphviz, matplotlib_svg, plain, svg_figure, table
 
 Trace = Mapping[str, Any]
 
@@ -35,10 +35,7 @@ def vec(values: Sequence[float], digits: int = 6) -> str:
 
 def update_of(trace: Trace, name: str) -> Mapping[str, Any]:
     """The traced update of parameter ``name``."""
-    for update in trace["updates"]:
-        if update["name"] == name:
-            return update
-    raise KeyError(f"the trace has no update for {name!r}")
+    return find_entry(trace["updates"], "update", name=name)
 
 
 def update_flow_figure(trace: Trace, name: str) -> str:
@@ -47,11 +44,9 @@ def update_flow_figure(trace: Trace, name: str) -> str:
     c = trace["config"]
     first, second = trace["corrections"]
     node = '  "{0}" [label="{1}", fillcolor="{2}"];'
-    lines = [
-        "digraph flow {",
-        '  graph [rankdir=LR, fontname="Helvetica", fontsize=11, nodesep=0.3, ranksep=0.35];',
-        '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];',
-        '  edge [fontname="Helvetica", fontsize=9, arrowsize=0.6];',
+    lines = dot_head("flow", {"rankdir": "LR", "fontsize": 11, "nodesep": 0.3, "ranksep": 0.35},
+                     {"shape": "box", "style": "rounded,filled", "fontsize": 10}, {"fontsize": 9, "arrowsize": 0.6})
+    lines += [
         node.format("g", f"gradient g\\n{vec(u['gradient'])}", FILL["input"]),
         node.format("theta", f"value before\\n{vec(u['before'])}", FILL["input"]),
         node.format("m", f"first moment m\\n{vec(u['first'])}", FILL["moment"]),

@@ -5,8 +5,13 @@
 #pragma once
 
 #include <functional>
+#include <ostream>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "demo_trace.hpp"
 
 namespace demo {
 
@@ -20,6 +25,51 @@ Error refused(const std::string& request, const std::function<void()>& call) {
     return error;
   }
   throw std::logic_error("the request '" + request + "' was accepted but must be refused");
+}
+
+/// One refused request as a demo prints and traces it.
+template <class Error>
+struct Rejection {
+  std::string label;    ///< the printed line's label
+  std::string request;  ///< what was asked, for the trace
+  Error error;          ///< the typed error the library threw
+  std::string printed;  ///< the printed line's text, built from the error's evidence
+};
+
+/// Makes `request` through `call` and keeps the error it must throw, with the
+/// text `describe(error)` gives for the printed line (see refused()).
+template <class Error, class Describe>
+Rejection<Error> rejection(std::string label, std::string request,
+                           const std::function<void()>& call, Describe describe) {
+  Error error = refused<Error>(request, call);
+  std::string printed = describe(error);
+  return {std::move(label), std::move(request), std::move(error), std::move(printed)};
+}
+
+/// Prints `label: text` for each rejection, one line each.
+template <class Error>
+void print_rejections(std::ostream& out, const std::vector<Rejection<Error>>& rejections) {
+  for (const Rejection<Error>& rejection : rejections) {
+    out << rejection.label << ": " << rejection.printed << '\n';
+  }
+}
+
+/// The trace's list of rejections: each one's request, error kind (its stable
+/// kebab-case name), the fields `evidence(error)` adds (a JSON object), the
+/// library's message and the printed text.
+template <class Error, class Evidence>
+Json rejections_json(const std::vector<Rejection<Error>>& rejections, Evidence evidence) {
+  Json list = Json::array();
+  for (const Rejection<Error>& rejection : rejections) {
+    Json entry = {{"request", rejection.request},
+                  {"kind", std::string(rejection.error.kind_name())}};
+    const Json fields = evidence(rejection.error);  // named: items() must not outlive it
+    for (const auto& [key, value] : fields.items()) entry[key] = value;
+    entry["message"] = rejection.error.what();
+    entry["printed"] = rejection.printed;
+    list.push_back(std::move(entry));
+  }
+  return list;
 }
 
 }  // namespace demo

@@ -5,9 +5,15 @@
 // draw (graphs, ledgers, tables); tools/render.py reads it, so no number in
 // a figure is typed by hand. The JSON is written to PATH.tmp and renamed, so
 // a crash never leaves a half-written trace behind.
+//
+// This header includes no tensor or gradient-check header: the helpers that
+// read a tensor or a gradient check are templates over what they read, so a
+// demo of the text chapters, which never instantiates them, does not depend
+// on (and is not rebuilt and rerun for) src/llm/tensor/ or src/llm/autograd/.
 #pragma once
 
 #include <cmath>
+#include <concepts>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -17,9 +23,7 @@
 #include <string>
 #include <string_view>
 
-#include "llm/autograd/gradcheck.hpp"
 #include "llm/format.hpp"
-#include "llm/tensor/tensor.hpp"
 
 namespace demo {
 
@@ -56,8 +60,16 @@ inline void write_trace(const std::optional<std::string>& path, const Json& trac
   }
 }
 
+/// What tensor_json reads: a shape and row-major values (llm::Tensor).
+template <class T>
+concept ShapedValues = requires(const T& tensor) {
+  tensor.shape();
+  { *tensor.values().begin() } -> std::convertible_to<double>;
+};
+
 /// A tensor as `{"shape": [...], "values": [...]}`.
-inline Json tensor_json(const llm::Tensor& tensor) {
+template <ShapedValues Tensor>
+Json tensor_json(const Tensor& tensor) {
   Json values = Json::array();
   for (double value : tensor.values()) values.push_back(value);
   return Json{{"shape", tensor.shape()}, {"values", values}};
@@ -65,7 +77,8 @@ inline Json tensor_json(const llm::Tensor& tensor) {
 
 /// tensor_json of the tensor, or null when there is none (an untracked
 /// node's adjoint, a constant's gradient).
-inline Json optional_tensor_json(const std::optional<llm::Tensor>& tensor) {
+template <ShapedValues Tensor>
+Json optional_tensor_json(const std::optional<Tensor>& tensor) {
   if (tensor) return tensor_json(*tensor);
   return nullptr;
 }
@@ -77,11 +90,13 @@ inline Json number_json(double value) {
   return llm::format_shortest(value);
 }
 
-/// The sampled coordinates of a tensor gradient check, one object each:
-/// flat index, coordinate, analytic and numerical values, scaled error, verdict.
-inline Json coordinate_checks_json(const llm::TensorGradientCheck& report) {
+/// The sampled coordinates of a tensor gradient check (llm::TensorGradientCheck),
+/// one object each: flat index, coordinate, analytic and numerical values,
+/// scaled error, verdict.
+template <class GradientCheck>
+Json coordinate_checks_json(const GradientCheck& report) {
   Json coordinates = Json::array();
-  for (const llm::CoordinateGradientCheck& check : report.checks) {
+  for (const auto& check : report.checks) {
     coordinates.push_back({{"flat_index", check.flat_index},
                            {"coordinate", check.coordinate},
                            {"analytic", check.comparison.analytic},

@@ -20,6 +20,11 @@
 //      one named field of it into text.
 // `KindedError<Traits>` then builds the class: `kind()`, `evidence()`, and a
 // message filled from the table. See src/llm/nn/layer_error.hpp.
+//
+// A hole may also name a value the area computes from several fields: the
+// extent a coordinate overran, a node named with its optional label, the
+// clause of a sentence that depends on which evidence is present. The area's
+// `field_text` computes it from the evidence, so no throw site formats text.
 #pragma once
 
 #include <array>
@@ -29,6 +34,8 @@
 #include <string_view>
 #include <utility>
 
+/// The library the book builds, chapter by chapter: text, tensors, tapes,
+/// layers, training. Every public name lives here.
 namespace llm {
 
 /// Base class of every exception thrown by the llm library.
@@ -77,6 +84,7 @@ constexpr bool kinds_in_enum_order(const std::array<ErrorKindSpec<Kind>, N>& tab
 }
 // endregion: error-kind-table
 
+/// How KindedError fills a message (internal to the error pattern).
 namespace error_detail {
 
 /// Replaces each `{name}` hole of `format` by `field(name)`; `{{` and `}}`
@@ -126,8 +134,17 @@ std::string fill(std::string_view format, const FieldText& field) {
 ///   static constexpr std::array<ErrorKindSpec<Kind>, 11> kinds{{...}};  // in enum order
 ///   static std::string field_text(const Evidence&, std::string_view field);
 /// };
-/// class LayerError : public KindedError<LayerErrorTraits> { ... };
+/// class LayerError : public KindedError<LayerErrorTraits> {
+///  public:
+///   explicit LayerError(LayerErrorKind kind, LayerErrorEvidence evidence = {})
+///       : KindedError(kind, std::move(evidence)) {}
+///   ...  // one accessor per evidence field
+/// };
 /// ```
+///
+/// The derived class writes its constructor out instead of inheriting this
+/// one (`using KindedError::KindedError;`): the API reference then shows the
+/// area's own types, which Sphinx can resolve, instead of `Kind` and `Evidence`.
 ///
 /// The message is the kind's table row with every hole filled from the
 /// evidence, so a kind's name and sentence live in one place and a throw
@@ -135,12 +152,12 @@ std::string fill(std::string_view format, const FieldText& field) {
 template <typename Traits>
 class KindedError : public Error {
  public:
-  using Kind = typename Traits::Kind;
-  using Evidence = typename Traits::Evidence;
+  using Kind = typename Traits::Kind;          ///< the area's enum of kinds
+  using Evidence = typename Traits::Evidence;  ///< the area's evidence struct
 
   /// An error of `kind` about `evidence`; fields the kind does not use keep
-  /// their defaults (empty or zero).
-  KindedError(Kind kind, Evidence evidence)
+  /// their defaults (empty or zero), and a kind without evidence omits it.
+  explicit KindedError(Kind kind, Evidence evidence = {})
       : Error(Traits::area, spec(kind).name, message(kind, evidence)),
         kind_(kind),
         evidence_(std::move(evidence)) {}
@@ -157,8 +174,15 @@ class KindedError : public Error {
   static_assert(kinds_in_enum_order(Traits::kinds),
                 "an area's kind table must list every kind once, in enum order");
 
+  // A kind added to the enum but not to the table is a bug the tests meet
+  // first (they build every kind); it must not read past the table.
   static constexpr const ErrorKindSpec<Kind>& spec(Kind kind) {
-    return Traits::kinds[static_cast<std::size_t>(kind)];
+    const auto index = static_cast<std::size_t>(kind);
+    if (index >= Traits::kinds.size()) {
+      throw std::logic_error("the " + std::string(Traits::area) + " error table has no row " +
+                             std::to_string(index));
+    }
+    return Traits::kinds[index];
   }
   static std::string message(Kind kind, const Evidence& evidence) {
     return error_detail::fill(spec(kind).message, [&](std::string_view field) {

@@ -20,11 +20,11 @@
 namespace llm {
 namespace {
 
-using testing::total;
 using testing::bits_of;
 using testing::capture_error;
 using testing::printed;
 using testing::printed_shape;
+using testing::total;
 
 const std::vector<double> kIdentity{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
 // Merged coordinates 0, 1 go to outputs 2, 3 and 2, 3 to 0, 1: the heads swap places.

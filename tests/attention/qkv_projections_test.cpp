@@ -15,10 +15,10 @@
 namespace llm {
 namespace {
 
-using testing::total;
 using testing::capture_error;
 using testing::printed;
 using testing::printed_shape;
+using testing::total;
 
 Linear weight(std::vector<double> values) {
   return Linear(TensorValue::parameter(Tensor({3, 2}, std::move(values))), std::nullopt);

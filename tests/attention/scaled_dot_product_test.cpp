@@ -18,11 +18,11 @@
 namespace llm {
 namespace {
 
-using testing::total;
 using testing::bits_of;
 using testing::capture_error;
 using testing::printed;
 using testing::printed_shape;
+using testing::total;
 
 TensorValue parameter(Shape shape, std::vector<double> values) {
   return TensorValue::parameter(Tensor(std::move(shape), std::move(values)));

@@ -244,15 +244,16 @@ TEST(GradCheckErrors, DefensiveSpacingAndWeightKindsNameTheirValues) {
   // Rounding to nearest keeps both actual spacings positive and finite and the
   // ratio weights finite once the probes are valid, so these two kinds guard
   // invariants; their messages still name the evidence.
-  const GradCheckError spacing =
-      GradCheckError::invalid_actual_spacing(DifferenceSide::Plus, 1.0, 2.0, inf_value);
+  const GradCheckError spacing = GradCheckError(
+      GradCheckErrorKind::InvalidActualSpacing,
+      {.side = DifferenceSide::Plus, .point = 1.0, .probe = 2.0, .spacing = inf_value});
   EXPECT_EQ(spacing.kind(), GradCheckErrorKind::InvalidActualSpacing);
   EXPECT_EQ(spacing.probe(), 2.0);
   EXPECT_STREQ(
       spacing.what(),
       "plus actual spacing from point 1.0 to probe 2.0 must be positive and finite, got inf");
-  const GradCheckError weight =
-      GradCheckError::non_finite_stencil_weight(DifferenceSide::Minus, nan_value);
+  const GradCheckError weight = GradCheckError(GradCheckErrorKind::NonFiniteStencilWeight,
+                                               {.side = DifferenceSide::Minus, .value = nan_value});
   EXPECT_EQ(weight.kind(), GradCheckErrorKind::NonFiniteStencilWeight);
   EXPECT_STREQ(weight.what(), "minus stencil weight is not finite: NaN");
 }
@@ -371,7 +372,8 @@ TEST(GradCheckErrors, SamplerRejectsZeroSamplesOverflowEmptyAndUnallocatableRequ
 }
 
 TEST(GradCheckErrors, TensorAccessWrapsTheTensorErrorMessage) {
-  const TensorError cause = TensorError::offset_out_of_bounds({2, 3}, 6, 6);
+  const TensorError cause(TensorErrorKind::OffsetOutOfBounds,
+                          {.shape = {2, 3}, .index = 6, .expected = 6});
   const GradCheckError error = GradCheckError::tensor_access(cause);
   EXPECT_EQ(error.kind(), GradCheckErrorKind::TensorAccess);
   EXPECT_EQ(error.tensor_error_kind(), TensorErrorKind::OffsetOutOfBounds);
@@ -381,7 +383,7 @@ TEST(GradCheckErrors, TensorAccessWrapsTheTensorErrorMessage) {
 TEST(GradCheckErrors, EveryKindHasADistinctName) {
   std::vector<std::string> names;
   for (int k = 0; k <= static_cast<int>(GradCheckErrorKind::AtCoordinate); ++k) {
-    const std::string name(grad_check_error_kind_name(static_cast<GradCheckErrorKind>(k)));
+    const std::string name(GradCheckError::kind_name_of(static_cast<GradCheckErrorKind>(k)));
     EXPECT_NE(name, "unknown");
     for (const std::string& earlier : names) EXPECT_NE(name, earlier);
     names.push_back(name);
@@ -518,7 +520,7 @@ TEST(SampledTensorGradientCheck, PassesTheObjectivesOwnGradCheckErrorThroughUnwr
     sampled_tensor_gradient_check(parameters, analytic.view(), 1e-4, 1e-6, 3,
                                   [](const Tensor& p) -> double {
                                     if (p.values()[2] != 3.0)
-                                      throw GradCheckError::empty_tensor({});
+                                      throw GradCheckError(GradCheckErrorKind::EmptyTensor);
                                     return 0.0;
                                   });
   });

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "llm/autograd/gradcheck.hpp"
+#include "llm/autograd/operation_names.hpp"
 #include "llm/tensor/broadcast.hpp"
 #include "llm/tensor/elementwise.hpp"
 #include "support/test_support.hpp"
@@ -22,8 +23,10 @@ using testing::values_of;
 
 // --- Two operations as a later chapter would write them ----------------------
 
-inline constexpr TensorOperation kCube{"cube"};
-inline constexpr TensorOperation kSub{"sub"};
+// Named through outside_operation, as code outside the library names its
+// operations: "sub" alone would be the library's own (kSub, chapter 25).
+inline constexpr TensorOperation kCube = outside_operation("test.cube");
+inline constexpr TensorOperation kSub = outside_operation("test.sub");
 
 // x^3 elementwise. d/dx x^3 = 3 x^2.
 TensorValue cube(const TensorValue& x) {
@@ -62,7 +65,7 @@ TEST(Recorder, AFreeFunctionOperationRecordsAndReversesLikeAMember) {
   const TensorValue x = TensorValue::parameter(Tensor({3}, {1.0, -2.0, 0.5}));
   const TensorValue y = cube(x);
   EXPECT_EQ(y.operation(), kCube);
-  EXPECT_EQ(y.operation().name(), "cube");
+  EXPECT_EQ(y.operation().name(), "test.cube");
   EXPECT_TRUE(y.tracks_gradient());
   EXPECT_EQ(values_of(y.value()), (std::vector<double>{1.0, -8.0, 0.125}));
   y.sum_axis(0).backward();
@@ -139,9 +142,10 @@ TEST(Recorder, LabelsNameANodeInTracesAndErrors) {
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorAutodiffErrorKind::ReleasedGraph);
   EXPECT_EQ(error->label(), "cubed");
-  EXPECT_EQ(std::string(error->what()),
-            "cannot reverse cube node 1 (\"cubed\"): an earlier backward pass released its saved "
-            "context");
+  EXPECT_EQ(
+      std::string(error->what()),
+      "cannot reverse test.cube node 1 (\"cubed\"): an earlier backward pass released its saved "
+      "context");
 }
 
 }  // namespace

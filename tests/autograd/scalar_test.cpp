@@ -77,15 +77,15 @@ TEST(ScalarGraph, OperationAndErrorKindNamesAreStable) {
   EXPECT_EQ(scalar_operation_name(ScalarOperation::Sub), "sub");
   EXPECT_EQ(scalar_operation_name(ScalarOperation::Exp), "exp");
   EXPECT_EQ(scalar_operation_name(ScalarOperation::Tanh), "tanh");
-  EXPECT_EQ(scalar_error_kind_name(ScalarErrorKind::NonFiniteLeaf), "non-finite-leaf");
-  EXPECT_EQ(scalar_error_kind_name(ScalarErrorKind::NonFiniteResult), "non-finite-result");
-  EXPECT_EQ(scalar_error_kind_name(ScalarErrorKind::UntrackedOutput), "untracked-output");
-  EXPECT_EQ(scalar_error_kind_name(ScalarErrorKind::NonFiniteSeed), "non-finite-seed");
-  EXPECT_EQ(scalar_error_kind_name(ScalarErrorKind::NonFiniteContribution),
+  EXPECT_EQ(ScalarError::kind_name_of(ScalarErrorKind::NonFiniteLeaf), "non-finite-leaf");
+  EXPECT_EQ(ScalarError::kind_name_of(ScalarErrorKind::NonFiniteResult), "non-finite-result");
+  EXPECT_EQ(ScalarError::kind_name_of(ScalarErrorKind::UntrackedOutput), "untracked-output");
+  EXPECT_EQ(ScalarError::kind_name_of(ScalarErrorKind::NonFiniteSeed), "non-finite-seed");
+  EXPECT_EQ(ScalarError::kind_name_of(ScalarErrorKind::NonFiniteContribution),
             "non-finite-contribution");
-  EXPECT_EQ(scalar_error_kind_name(ScalarErrorKind::NonFinitePassAdjoint),
+  EXPECT_EQ(ScalarError::kind_name_of(ScalarErrorKind::NonFinitePassAdjoint),
             "non-finite-pass-adjoint");
-  EXPECT_EQ(scalar_error_kind_name(ScalarErrorKind::NonFiniteAccumulatedGradient),
+  EXPECT_EQ(ScalarError::kind_name_of(ScalarErrorKind::NonFiniteAccumulatedGradient),
             "non-finite-accumulated-gradient");
 }
 

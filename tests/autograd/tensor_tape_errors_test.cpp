@@ -48,7 +48,8 @@ TEST(TensorTapeErrors, KindNamesAreStable) {
       {Kind::NonFiniteContribution, "non-finite-contribution"},
       {Kind::NonFinitePassAdjoint, "non-finite-pass-adjoint"},
       {Kind::NonFiniteAccumulatedGradient, "non-finite-accumulated-gradient"}};
-  for (const auto& [kind, name] : expected) EXPECT_EQ(tensor_autodiff_error_kind_name(kind), name);
+  for (const auto& [kind, name] : expected)
+    EXPECT_EQ(TensorAutodiffError::kind_name_of(kind), name);
 }
 
 TEST(TensorTapeErrors, RejectsNonFiniteLeavesNamingTheElement) {

@@ -228,7 +228,7 @@ TEST(BigramBaseline, TiesKeepTheEarlierAlphaAndBadGridsAreRefused) {
   const auto empty = capture_error<BigramError>(
       [&] { (void)select_bigram_baseline(266, protocol.encoded, std::span<const double>{}); });
   EXPECT_EQ(empty->kind(), BigramErrorKind::EmptyAlphaGrid);
-  EXPECT_EQ(bigram_error_kind_name(empty->kind()), "empty-alpha-grid");
+  EXPECT_EQ(empty->kind_name(), "empty-alpha-grid");
   const std::vector<double> bad = {0.1, -1.0};
   const auto invalid =
       capture_error<BigramError>([&] { (void)select_bigram_baseline(266, protocol.encoded, bad); });

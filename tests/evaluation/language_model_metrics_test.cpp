@@ -67,7 +67,7 @@ TEST(AssignedProbabilityMetrics, ZeroProbabilityGivesInfinityWithoutAClamp) {
 TEST(AssignedProbabilityMetrics, EmptyInputIsATypedError) {
   const auto error = capture_error<MetricError>([] { score_assigned_probabilities({}); });
   EXPECT_EQ(error->kind(), MetricErrorKind::EmptyTargets);
-  EXPECT_EQ(metric_error_kind_name(error->kind()), "empty-targets");
+  EXPECT_EQ(error->kind_name(), "empty-targets");
   EXPECT_STREQ(error->what(), "assigned probabilities must not be empty");
 }
 
@@ -77,7 +77,7 @@ TEST(AssignedProbabilityMetrics, NamesEveryInvalidProbabilityAndItsIndex) {
       score_assigned_probabilities(std::vector<double>{0.2, value});
     });
     EXPECT_EQ(error->kind(), MetricErrorKind::InvalidProbability);
-    EXPECT_EQ(metric_error_kind_name(error->kind()), "invalid-probability");
+    EXPECT_EQ(error->kind_name(), "invalid-probability");
     EXPECT_EQ(error->index(), 1u);
     EXPECT_EQ(error->probability(), value);
   }

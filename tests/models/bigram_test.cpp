@@ -152,7 +152,7 @@ TEST(BigramErrors, EmptyVocabularyIsCheckedFirst) {
   const auto error =
       capture_error<BigramError>([] { BigramModel::fit(0, std::nan(""), kDocuments); });
   EXPECT_EQ(error->kind(), BigramErrorKind::EmptyVocabulary);
-  EXPECT_EQ(bigram_error_kind_name(error->kind()), "empty-vocabulary");
+  EXPECT_EQ(error->kind_name(), "empty-vocabulary");
   EXPECT_STREQ(error->what(), "a bigram model needs a vocabulary of at least one token, but V = 0");
 }
 
@@ -300,7 +300,7 @@ TEST(BigramSampling, RefusesABadDrawOrTokenBeforeDrawing) {
   for (double unit : {1.0, -1e-300, std::nan(""), std::numeric_limits<double>::infinity()}) {
     const auto error = capture_error<BigramError>([&] { (void)model.sample_next_token(kA, unit); });
     EXPECT_EQ(error->kind(), BigramErrorKind::InvalidDraw) << unit;
-    EXPECT_EQ(bigram_error_kind_name(error->kind()), "invalid-draw");
+    EXPECT_EQ(error->kind_name(), "invalid-draw");
   }
   EXPECT_STREQ(capture_error<BigramError>([&] { (void)model.sample_next_token(kA, 1.0); })->what(),
                "a sampling draw must lie in [0, 1), but it is 1.0");

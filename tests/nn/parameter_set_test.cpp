@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/test_support.hpp"
@@ -22,6 +23,51 @@ using testing::values_of;
 
 TensorValue parameter_of(Shape shape, std::vector<double> values) {
   return TensorValue::parameter(Tensor(std::move(shape), std::move(values)));
+}
+
+// A reference or iterator into the temporary set a layer's parameters()
+// returns would dangle (chapter 20's demo once read freed memory that way), so
+// the accessors that hand one out do not compile on a temporary; a named set
+// (an lvalue) has them, and a range-for over a temporary still works.
+template <class Set>
+concept HandsOutReferences = requires(Set&& set) {
+  std::forward<Set>(set)[0];
+  std::forward<Set>(set).begin();
+  std::forward<Set>(set).end();
+  std::forward<Set>(set).find("w");
+  std::forward<Set>(set).at("w");
+};
+template <class Set>
+concept HandsOutAnyReference = requires(Set&& set) {
+  std::forward<Set>(set)[0];
+}
+|| requires(Set&& set) {
+  std::forward<Set>(set).begin();
+}
+|| requires(Set&& set) {
+  std::forward<Set>(set).end();
+}
+|| requires(Set&& set) {
+  std::forward<Set>(set).find("w");
+}
+|| requires(Set&& set) {
+  std::forward<Set>(set).at("w");
+};
+static_assert(HandsOutReferences<const ParameterSet&>);
+static_assert(HandsOutReferences<ParameterSet&>);
+static_assert(!HandsOutAnyReference<ParameterSet>);
+static_assert(!HandsOutAnyReference<const ParameterSet>);
+
+TEST(ParameterSetTemporaries, StillIterateInARangeFor) {
+  const TensorValue w = parameter_of({2}, {1.0, 2.0});
+  const auto make = [&] {
+    ParameterSet set;
+    set.add("w", w);
+    return set;
+  };
+  std::vector<std::string> names;
+  for (const NamedParameter& entry : make()) names.push_back(entry.name);
+  EXPECT_EQ(names, std::vector<std::string>{"w"});
 }
 
 TEST(ParameterName, AcceptsDottedSegmentsOfLowercaseDigitsAndUnderscores) {

@@ -49,7 +49,7 @@ TEST(BroadcastShapes, RejectsUnequalExtentsNamingBothShapesAndTheAxis) {
   const auto error = capture_error<TensorError>([] { broadcast_shapes({2, 3}, {4, 3}); });
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind(), TensorErrorKind::IncompatibleBroadcast);
-  EXPECT_EQ(tensor_error_kind_name(error->kind()), "incompatible-broadcast");
+  EXPECT_EQ(error->kind_name(), "incompatible-broadcast");
   EXPECT_EQ(error->shape(), (Shape{2, 3}));
   EXPECT_EQ(error->other_shape(), (Shape{4, 3}));
   EXPECT_EQ(error->axis(), 1u);  // counted from the right

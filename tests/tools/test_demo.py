@@ -13,26 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import DEMO_SLUG as SLUG  # the root and run_dir fixtures are conftest.py's
 
-from tools import demo
+from tools import demo, stale
 
-SLUG = "14-scalar-autodiff"
 EXPECTED_LABEL = f"chapters/{SLUG}/expected.txt"
 WRITE_TRACE = """printf '{"steps": [1, 2]}\\n' > "$2"\n"""
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    """A repository root with an empty chapter folder."""
-    root = tmp_path / "repo"
-    (root / "chapters" / SLUG).mkdir(parents=True)
-    return root
-
-
-@pytest.fixture
-def run_dir(root: Path) -> Path:
-    """The chapter's run directory under the temporary build/."""
-    return root / "build" / "chapters" / SLUG
 
 
 def fake_demo(directory: Path, body: str, name: str = "demo.sh") -> Path:
@@ -41,6 +27,12 @@ def fake_demo(directory: Path, body: str, name: str = "demo.sh") -> Path:
     script.write_text("#!/bin/sh\n" + body)
     script.chmod(0o755)
     return script
+
+
+def withdrawn(html: Path) -> bool:
+    """Whether ``html`` is the notice tools/stale.py puts where a failed chapter's page was."""
+    text = html.read_text()
+    return "stale" not in text and f"{stale.NOTICE_TITLE}</h1>" in text
 
 
 def expected(root: Path) -> Path:
@@ -272,7 +264,8 @@ def test_failed_verify_deletes_the_pages_built_from_the_output(
     page.write_text("stale"), html.write_text("stale")
     arguments = ["verify", "--root", str(root), "--chapter", SLUG, "--run-dir", str(run_dir)]
     assert demo.main([*arguments, "--stale", str(page), "--stale", str(html)]) == 1
-    assert not page.exists() and not html.exists()
+    assert not page.exists()
+    assert withdrawn(html) and "output drifted from" in html.read_text()
     assert expected(root).read_bytes() == b"old\n"
 
 

@@ -11,9 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_demo import (  # the root and run_dir fixtures are test_demo.py's own
-    EXPECTED_LABEL, SLUG, WRITE_TRACE, command, expected, fake_demo, root, run_dir, write_output,
-)
+from test_demo import EXPECTED_LABEL, SLUG, WRITE_TRACE, command, expected, fake_demo, withdrawn, write_output
 
 from tools import demo
 
@@ -63,9 +61,11 @@ def test_sync_refuses_nondeterministic_output_naming_the_first_differing_line(
     err = capsys.readouterr().err
     assert err == (
         "chapter 14: sync ... REFUSED: the demo's output is nondeterministic: two runs printed "
-        "different text, first at line 2: the first run printed 'at 0x1', the second 'at 0x2'. "
-        "Output that changes from run to run (an address, a time, the order of an unordered "
-        "container) can never match expected.txt; make the demo print only what it computes. "
+        "different text, first at line 2: the first run printed 'at 0x1', the second 'at 0x2' "
+        "(the second run sees the clock 397 days, 7 hours and 13 minutes later, the time zone "
+        "UTC+05:45 and its stack at another address). Output that changes from run to run (an "
+        "address, a time or date, the order of an unordered container) can never match "
+        "expected.txt; make the demo print only what it computes. "
         f"{EXPECTED_LABEL} is unchanged.\n"
     )
     assert expected(root).read_bytes() == b"keep\n"
@@ -80,7 +80,7 @@ def test_sync_refuses_output_that_only_one_run_ends_with_a_newline(
     body = f"echo x >> {counter}\nprintf 'a\\nb'\n[ \"$(wc -l < {counter})\" = 2 ] && printf '\\n'\n"
     executable = fake_demo(tmp_path, body + WRITE_TRACE)
     assert sync(root, executable) == 1
-    assert "first at line 2: only the second run ends it with a newline." in capsys.readouterr().err
+    assert "first at line 2: only the second run ends it with a newline (the second run" in capsys.readouterr().err
     assert not expected(root).exists()
 
 
@@ -154,5 +154,69 @@ def test_verify_without_expected_names_the_file_and_the_sync_command(
         f"chapter 14: {EXPECTED_LABEL} does not exist; to create it from the demo's output "
         "run: make chapter-14 SYNC=1\n"
     )
-    assert not page.exists() and not html.exists() and not depfile.exists()
+    assert not page.exists() and withdrawn(html) and not depfile.exists()
     assert not (run_dir / "verified.stamp").exists()
+
+
+# --- issue 16, item 4: the second run in another environment; a refused sync withdraws the page ---
+
+
+@pytest.mark.parametrize(
+    ("printed", "what"),
+    [
+        ("date +%s", "seconds since the epoch"),
+        ("date +%Y-%m-%d", "the date"),
+        ("date +%H:%M", "the local time of day"),
+    ],
+)
+def test_sync_refuses_a_time_even_when_both_runs_fall_in_the_same_second(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], printed: str, what: str
+) -> None:
+    executable = fake_demo(tmp_path, f"printf 'loss 1.0\\n'\necho \"built at $({printed})\"\n" + WRITE_TRACE)
+    expected(root).write_bytes(b"keep\n")
+    assert sync(root, executable) == 1, what
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "chapter 14: sync ... REFUSED: the demo's output is nondeterministic: two runs printed different "
+        "text, first at line 2: the first run printed 'built at "
+    )
+    assert "(the second run sees the clock 397 days, 7 hours and 13 minutes later" in err
+    assert expected(root).read_bytes() == b"keep\n"
+
+
+def test_the_second_run_alone_sees_the_shifted_environment(root: Path, tmp_path: Path) -> None:
+    log = tmp_path / "environments"
+    body = f'echo "TZ=${{TZ:-unset}} padding=${{#LLM_SYNC_SECOND_RUN}}" >> {log}\nprintf "same\\n"\n'
+    executable = fake_demo(tmp_path, body + WRITE_TRACE)
+    assert sync(root, executable) == 0
+    first, second = log.read_text().splitlines()
+    assert first.endswith("padding=0") and "TZ=<+0545>-5:45 padding=4096" == second
+
+
+def test_a_refused_sync_withdraws_the_last_accepted_page(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    executable = fake_demo(tmp_path, 'printf "at %s\\n" "$(date +%s%N)"\n' + WRITE_TRACE)
+    expected(root).write_bytes(b"keep\n")
+    page, html = tmp_path / "page.md", tmp_path / "html" / "chapters" / f"{SLUG}.html"
+    html.parent.mkdir(parents=True)
+    page.write_text("stale"), html.write_text("stale")
+    arguments = ["sync", "--root", str(root), "--chapter", SLUG, "--executable", str(executable), "--timeout", "10"]
+    assert demo.main([*arguments, "--stale", str(page), "--stale", str(html)]) == 1
+    assert "sync ... REFUSED" in capsys.readouterr().err
+    assert not page.exists() and withdrawn(html) and "sync ... REFUSED" in html.read_text()
+    assert expected(root).read_bytes() == b"keep\n"
+
+
+def test_sync_without_faketime_says_which_package_to_install(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    executable = fake_demo(tmp_path, "printf 'x\\n'\n" + WRITE_TRACE)
+    expected(root).write_bytes(b"keep\n")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert sync(root, executable) == 1
+    assert capsys.readouterr().err == (
+        "chapter 14: sync ... FAILED: the second run needs the program 'faketime' (Debian package "
+        "faketime) to shift the demo's clock; install it with: make deps\n"
+    )
+    assert expected(root).read_bytes() == b"keep\n"

@@ -201,3 +201,47 @@ def test_cli_check_reports_a_link_out_without_a_traceback(
     assert regions.main(["check", "--root", str(repo), "--stamp", str(stamp)]) == 1
     assert capsys.readouterr().err.startswith("chapters/demo.hpp: a symbolic link that leaves the repository")
     assert not stamp.exists()
+
+
+@pytest.mark.parametrize(
+    ("space", "named"),
+    [
+        ("\u00a0", "a no-break space (U+00A0)"),
+        ("\f", "a form feed (U+000C)"),
+        ("\v", "a vertical tab (U+000B)"),
+        ("\u2003", "the character em space (U+2003)"),
+    ],
+    ids=["no-break-space", "form-feed", "vertical-tab", "em-space"],
+)
+def test_indentation_that_is_neither_space_nor_tab_is_reported_by_name(space: str, named: str) -> None:
+    # Issue 16, item 4: such a line used to count as indentation 0, so the
+    # whole listing silently kept its indentation.
+    text = f"// region: odd\n    int y;\n{space}   int z;\n// endregion: odd\n"
+    assert str(parse_error(text)) == (
+        f"{SOURCE}:3: region 'odd': this line's indentation holds {named}, which is not a space or a tab, "
+        "so the listing could not be dedented; indent with spaces"
+    )
+
+
+def test_a_form_feed_alone_on_a_line_is_an_empty_line() -> None:
+    # GNU-style page breaks (a line holding only ^L) stay allowed.
+    region = parse_regions(SOURCE, "// region: paged\n    int y;\n\f\n    int z;\n// endregion: paged\n")["paged"]
+    assert region.lines == ("int y;", "", "int z;")
+
+
+def test_a_listing_of_such_a_region_fails_the_render_and_withdraws_the_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from test_render import make_repository
+    from test_render_sandbox import assert_cleaned_up, run_main
+
+    root, run_dir = make_repository(tmp_path, '{{ listing("src/answer.cpp#answer", "The answer") }}')
+    (root / "src" / "answer.cpp").write_text("// region: answer\nint answer() {\n\u00a0 return 42;\n}\n// endregion: answer\n")
+    monkeypatch.chdir(root)
+    assert run_main(root, run_dir, monkeypatch) == 1
+    assert capsys.readouterr().err == (
+        "error: src/answer.cpp:3: region 'answer': this line's indentation holds a no-break space (U+00A0), "
+        "which is not a space or a tab, so the listing could not be dedented; indent with spaces\n"
+        "chapter 99: render ... FAILED\n"
+    )
+    assert_cleaned_up(root)

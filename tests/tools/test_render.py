@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tools import figures, render
+from tools import api_roles, figures, render, standard
 from tools.regions import RegionError
 
 #: What the chapter standard asks of some sections (docs/authoring.md).
@@ -19,7 +19,7 @@ STANDARD_CONTENT = {
     "handoff": "```{key-ideas}\n- one\n- two\n- three\n```\n",
 }
 SECTIONS = "\n\n".join(
-    f"(ch99-{kind})=\n## {kind.title()}\n\n{STANDARD_CONTENT.get(kind, '')}" for kind in render.SECTION_KINDS
+    f"(ch99-{kind})=\n## {kind.title()}\n\n{STANDARD_CONTENT.get(kind, '')}" for kind in standard.SECTION_KINDS
 )
 SOURCE = """\
 int before();
@@ -199,12 +199,13 @@ def write_api_xml(directory: Path) -> Path:
 
 
 def test_api_roles_must_name_documented_entities(tmp_path: Path) -> None:
-    names = render.api_names(write_api_xml(tmp_path / "xml"))
+    names = api_roles.api_names(write_api_xml(tmp_path / "xml"))
     assert {"llm::Scalar", "llm::Scalar::zero_grad", "llm::Kind", "llm::Kind::EmptyAxis"} <= names
     good = "{cpp:func}`llm::Scalar::zero_grad` {cpp:func}`reset <llm::Scalar::zero_grad()>` {cpp:enumerator}`llm::Kind::EmptyAxis`"
-    render.check_api_roles(good, names, "chapter.md")
-    with pytest.raises(render.RenderError, match=r"chapter.md:2: \{cpp:func\}`llm::Scalar::zero_grads` names nothing in the API reference \(did you mean llm::Scalar::zero_grad\?\)"):
-        render.check_api_roles("text\n{cpp:func}`llm::Scalar::zero_grads`", names, "chapter.md")
+    api_roles.check_api_roles(good, names, "chapter.md")
+    message = r"chapter.md:2: \{cpp:func\}`llm::Scalar::zero_grads` names nothing in the API reference"
+    with pytest.raises(render.RenderError, match=message + r" \(did you mean llm::Scalar::zero_grad\?\)"):
+        api_roles.check_api_roles("text\n{cpp:func}`llm::Scalar::zero_grads`", names, "chapter.md")
 
 
 def write_glossary(root: Path, *terms: str) -> None:
@@ -216,7 +217,7 @@ def write_glossary(root: Path, *terms: str) -> None:
 
 def test_glossary_terms_are_read_from_the_glossary_block(tmp_path: Path) -> None:
     write_glossary(tmp_path, "adjoint", "VJP")
-    assert render.glossary_terms(tmp_path / "book" / "glossary.md") == {"adjoint", "vjp"}
+    assert standard.glossary_terms(tmp_path / "book" / "glossary.md") == {"adjoint", "vjp"}
 
 
 def test_a_term_missing_from_the_glossary_names_the_chapter_line(tmp_path: Path) -> None:
@@ -260,12 +261,12 @@ def test_try_it_edits_are_counted_in_the_exercises_section(tmp_path: Path) -> No
 def test_chapters_13_to_16_meet_the_full_standard() -> None:
     for number in ("13", "14", "15", "16"):
         with pytest.raises(render.RenderError, match="exactly one {key-ideas} box"):
-            render.check_standard(f"(ch{number}-handoff)=\n## Next\n", number, "chapter.md", terms=None)
+            standard.check_standard(f"(ch{number}-handoff)=\n## Next\n", number, "chapter.md", terms=None)
 
 
 def test_term_names_are_checked_even_where_the_rest_of_the_standard_passes() -> None:
     with pytest.raises(render.RenderError, match="is not in the glossary"):
-        render.check_standard("{term}`tape`", "98", "chapter.md", terms={"adjoint"})
+        standard.check_standard("{term}`tape`", "98", "chapter.md", terms={"adjoint"})
 
 
 def test_chapter_ref_links_written_chapters_and_rejects_numbers_outside_the_course(tmp_path: Path) -> None:

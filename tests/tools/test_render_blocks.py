@@ -8,6 +8,7 @@ stand fails with the chapter.md line and leaves no page.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from myst_parser.parsers.mdit import create_md_parser
 from test_render import make_repository, renderer
 from test_render_sandbox import LABEL, SLUG, assert_cleaned_up, run_main
 
-from tools import regions
+from tools import blocks, regions
 
 LISTING = '{{ listing("src/answer.cpp#answer", "The answer") }}'
 BODY = ':caption: "The answer"\n:lines: 3-5\n\nint answer() {\n  return 42;\n}\n'
@@ -153,3 +154,67 @@ def test_a_figure_block_in_a_quote(tmp_path: Path) -> None:
     )
     page = renderer(root, run_dir).render()
     assert "> ```{list-table} Values\n> :header-rows: 1\n> :name: 99-test-chapter-values\n>\n> * - value\n> * - 1.5\n> ```\n" in page
+
+
+# --- issue 16, item 4: a quote marker without its space, and list markers followed by five spaces ---
+
+
+def test_a_listing_after_a_quote_marker_without_a_space_keeps_every_column(tmp_path: Path) -> None:
+    # CommonMark takes '>' and one optional space as the marker: the continuation
+    # must write that space, or each indented line loses its first column.
+    page = page_of(tmp_path, f">{LISTING}")
+    assert ">```{listing} src/answer.cpp#answer\n> :caption:" in page and ">   return 42;\n" in page
+    assert listing_fences(page) == [(["blockquote_open"], BODY)]
+
+
+def test_output_and_a_figure_after_a_quote_marker_without_a_space_keep_every_column(tmp_path: Path) -> None:
+    root, run_dir = make_repository(tmp_path, ">{{ output() }}\n\n>{{ figures.values_table([1.5]) }}\n\n>>" + LISTING)
+    (root / "chapters" / SLUG / "figures.py").write_text(
+        "from tools.figures import table\n\n\ndef values_table(values):\n"
+        '    return table(["value"], [[v] for v in values], "Values", "values")\n'
+    )
+    (run_dir / "output.txt").write_text("  indented=1\n")
+    (run_dir / "verified.stamp").write_text("")
+    page = renderer(root, run_dir).render()
+    fences = {info: content for info, content in blocks.myst_fences(page)}
+    assert fences["{code-block} text"].endswith("\n\n  indented=1\n")
+    assert fences["{list-table} Values"] == ":header-rows: 1\n:name: 99-test-chapter-values\n\n* - value\n* - 1.5\n"
+    assert fences["{listing} src/answer.cpp#answer"] == BODY
+    assert "> >   return 42;\n" in page
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (f"-     {LISTING}", "5 spaces after the list marker '-' start an indented code block, which would show "
+         "the raw fence as text; write one to four spaces after the marker"),
+        (f"1.      {LISTING}", "6 spaces after the list marker '1.' start an indented code block, which would "
+         "show the raw fence as text; write one to four spaces after the marker"),
+        (f">      {LISTING}", "6 spaces after '>' start an indented code block inside the quote, which would "
+         "show the raw fence as text; write one space after '>'"),
+        (f"Text.\n\n    {LISTING}", "the call is indented 4 spaces, and outside a list item four or more spaces "
+         "start an indented code block, which would show the raw fence as text; indent it less"),
+    ],
+    ids=["bullet-five-spaces", "ordered-six-spaces", "quote-six-spaces", "indented-four"],
+)
+def test_a_block_markdown_would_show_as_text_fails_at_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], body: str, message: str
+) -> None:
+    root, run_dir = make_repository(tmp_path, body)
+    monkeypatch.chdir(root)
+    assert run_main(root, run_dir, monkeypatch) == 1
+    line = body.count("\n") + 3
+    assert capsys.readouterr().err.splitlines()[0] == (
+        f"error: {LABEL}:{line}: listing('src/answer.cpp#answer'): Markdown would not show it as a block here: "
+        f"{message}"
+    )
+    assert_cleaned_up(root)
+
+
+def test_the_parser_has_the_extensions_of_book_conf() -> None:
+    conf = ast.parse((Path(__file__).resolve().parents[2] / "book" / "conf.py").read_text())
+    value = next(
+        node.value for node in conf.body
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "myst_enable_extensions" for t in node.targets)
+    )
+    assert tuple(ast.literal_eval(value)) == blocks.MYST_EXTENSIONS

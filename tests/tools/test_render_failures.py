@@ -153,5 +153,5 @@ def test_a_page_that_cannot_be_written_leaves_no_temporary_file(tmp_path: Path, 
     assert capsys.readouterr().err == (
         f"error: build/book/chapters/{SLUG}.md: cannot write: Is a directory\nchapter 99: render ... FAILED\n"
     )
-    assert not html.exists()
+    assert "cannot write: Is a directory" in html.read_text() and "previous html" not in html.read_text()
     assert [path.name for path in page.parent.iterdir()] == [f"{SLUG}.md"]  # no temporary file beside it

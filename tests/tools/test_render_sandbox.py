@@ -9,12 +9,13 @@ HTML page and its figure files are removed, as for any failed render.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
 from test_render import make_repository, renderer
 
-from tools import regions, render
+from tools import regions, render, sandbox
 
 SLUG = "99-test-chapter"
 LABEL = f"chapters/{SLUG}/chapter.md"
@@ -80,7 +81,9 @@ def assert_cleaned_up(root: Path) -> None:
     chapters = root / "build" / "book" / "chapters"
     assert not (chapters / f"{SLUG}.md").exists()
     assert not (chapters / SLUG).exists()
-    assert not (root / "build" / "html" / "chapters" / f"{SLUG}.html").exists()
+    # The HTML page of the last accepted build is withdrawn: a notice says why (tools/stale.py).
+    notice = (root / "build" / "html" / "chapters" / f"{SLUG}.html").read_text()
+    assert "Chapter 99 is not built" in notice and "previous html" not in notice
     assert list(chapters.iterdir()) == []
 
 
@@ -172,3 +175,66 @@ def test_a_listing_through_a_link_out_of_the_repository_is_refused(tmp_path: Pat
         f"{LABEL}:3: region reference path 'src/link.cpp' leaves the repository through a "
         f"symbolic link (it resolves to {outside})"
     )
+
+
+# --- Issue 16, item 4: a time, size and memory limit, each naming the line ----
+
+
+def test_nested_range_loops_stop_at_the_time_limit_naming_the_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Two nested range(100000) loops took about five minutes; three never ended.
+    loops = "{% for x in range(100000) %}{% for y in range(100000) %}{% endfor %}{% endfor %}"
+    root, run_dir = make_repository(tmp_path, f"Text.\n\n{loops}\n")
+    monkeypatch.chdir(root)
+    started = time.monotonic()
+    assert run_main(root, run_dir, monkeypatch, "--time-limit", "1") == 1
+    assert time.monotonic() - started < 10
+    assert capsys.readouterr().err == (
+        f"error: {LABEL}:5: the page was still rendering after 1 s (a loop over huge ranges?); the render "
+        "step stops a page after 1 s\nchapter 99: render ... FAILED\n"
+    )
+    assert_cleaned_up(root)
+
+
+@pytest.mark.parametrize(
+    ("expression", "written"),
+    [
+        ("{{ trace.loss | string | center(10**7) }}", "10,000,000"),
+        ('{{ "%010000000d" | format(trace.loss) }}', "10,000,000"),
+        ("{% for i in range(100000) %}{% for j in range(100) %}text {% endfor %}{% endfor %}", "5"),
+    ],
+    ids=["center", "format", "literal-text-in-a-loop"],
+)
+def test_a_page_past_the_size_limit_fails_naming_the_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], expression: str, written: str
+) -> None:
+    root, run_dir = make_repository(tmp_path, f"Text.\n\n{expression}\n")
+    monkeypatch.chdir(root)
+    assert run_main(root, run_dir, monkeypatch) == 1
+    assert capsys.readouterr().err == (
+        f"error: {LABEL}:5: the page grew past 2,000,000 characters at this line (this line alone wrote "
+        f"{written}); the largest chapter page is about 120,000. A loop over a huge range, or a filter such "
+        "as center or format with a huge width?\nchapter 99: render ... FAILED\n"
+    )
+    assert_cleaned_up(root)
+
+
+def test_text_that_doubles_in_a_loop_stops_at_the_memory_budget_naming_the_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doubling = (
+        '{% set text = namespace(value="x") %}'
+        "{% for i in range(64) %}{% set text.value = text.value ~ text.value %}{% endfor %}"
+    )
+    root, run_dir = make_repository(tmp_path, f"Text.\n\n{doubling}\n")
+    monkeypatch.chdir(root)
+    small = 256 << 20  # a quarter of a GiB keeps the test light; the build allows 2 GiB
+    monkeypatch.setattr(render, "RenderLimits", lambda seconds: sandbox.RenderLimits(seconds, small))
+    assert run_main(root, run_dir, monkeypatch) == 1
+    assert capsys.readouterr().err == (
+        f"error: {LABEL}:5: MemoryError: the page needed more than the 2 GiB of memory the render step allows "
+        "(a filter such as center or format with a huge width, or text that doubles in a loop?)\n"
+        "chapter 99: render ... FAILED\n"
+    )
+    assert_cleaned_up(root)

@@ -66,9 +66,10 @@ struct AttentionErrorEvidence {
 // region: attention-error-table
 /// The `attention` area: each kind's stable name and message, in enum order.
 struct AttentionErrorTraits {
-  using Kind = AttentionErrorKind;
-  using Evidence = AttentionErrorEvidence;
-  static constexpr std::string_view area = "attention";
+  using Kind = AttentionErrorKind;                       ///< the area's kinds
+  using Evidence = AttentionErrorEvidence;               ///< the offending values
+  static constexpr std::string_view area = "attention";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
   static constexpr std::array<ErrorKindSpec<Kind>, 21> kinds{{
       {Kind::ProjectionBias, "projection-bias",
        "the {role} has a bias; attention projections here are bias-free"},
@@ -126,7 +127,10 @@ struct AttentionErrorTraits {
 /// before the call.
 class AttentionError : public KindedError<AttentionErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw AttentionError(AttentionErrorKind::..., {.field = value});`
+  explicit AttentionError(AttentionErrorKind kind, AttentionErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 };
 
 }  // namespace llm

@@ -68,9 +68,10 @@ struct DecoderOpErrorEvidence {
 // region: decoder-op-error-table
 /// The `decoder-operation` area: each kind's stable name and message, in enum order.
 struct DecoderOpErrorTraits {
-  using Kind = DecoderOpErrorKind;
-  using Evidence = DecoderOpErrorEvidence;
-  static constexpr std::string_view area = "decoder-operation";
+  using Kind = DecoderOpErrorKind;                               ///< the area's kinds
+  using Evidence = DecoderOpErrorEvidence;                       ///< the offending values
+  static constexpr std::string_view area = "decoder-operation";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
   static constexpr std::array<ErrorKindSpec<Kind>, 20> kinds{{
       {Kind::NonFiniteFactor, "non-finite-factor", "scale needs a finite factor, got {value}"},
       {Kind::RsqrtNonPositiveInput, "rsqrt-non-positive-input",
@@ -125,7 +126,10 @@ struct DecoderOpErrorTraits {
 /// state is bit for bit as before the call.
 class DecoderOpError : public KindedError<DecoderOpErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw DecoderOpError(DecoderOpErrorKind::..., {.field = value});`
+  explicit DecoderOpError(DecoderOpErrorKind kind, DecoderOpErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 };
 
 }  // namespace llm

@@ -14,9 +14,9 @@ namespace llm {
 // region: elementwise-op-names
 /// The operation names traces and errors print for these operations.
 inline constexpr TensorOperation kScale{"scale"};
-inline constexpr TensorOperation kSub{"sub"};
-inline constexpr TensorOperation kDiv{"div"};
-inline constexpr TensorOperation kRsqrt{"rsqrt"};
+inline constexpr TensorOperation kSub{"sub"};      ///< a - b
+inline constexpr TensorOperation kDiv{"div"};      ///< a / b
+inline constexpr TensorOperation kRsqrt{"rsqrt"};  ///< 1 / sqrt(a)
 // endregion: elementwise-op-names
 
 // region: elementwise-op-declarations

@@ -35,224 +35,50 @@ std::string_view stencil_name(Stencil stencil) {
   return "unknown";
 }
 
-std::string_view grad_check_error_kind_name(GradCheckErrorKind kind) {
-  switch (kind) {
-    case GradCheckErrorKind::InvalidStep:
-      return "invalid-step";
-    case GradCheckErrorKind::NonFinitePoint:
-      return "non-finite-point";
-    case GradCheckErrorKind::PerturbationNotFinite:
-      return "perturbation-not-finite";
-    case GradCheckErrorKind::PerturbationUnchanged:
-      return "perturbation-unchanged";
-    case GradCheckErrorKind::InvalidActualSpacing:
-      return "invalid-actual-spacing";
-    case GradCheckErrorKind::NonFiniteStencilWeight:
-      return "non-finite-stencil-weight";
-    case GradCheckErrorKind::NonFiniteEvaluation:
-      return "non-finite-evaluation";
-    case GradCheckErrorKind::NonFiniteOneSidedSlope:
-      return "non-finite-one-sided-slope";
-    case GradCheckErrorKind::NonFiniteNumericalGradient:
-      return "non-finite-numerical-gradient";
-    case GradCheckErrorKind::InvalidTolerance:
-      return "invalid-tolerance";
-    case GradCheckErrorKind::NonFiniteAnalyticGradient:
-      return "non-finite-analytic-gradient";
-    case GradCheckErrorKind::GradientShapeMismatch:
-      return "gradient-shape-mismatch";
-    case GradCheckErrorKind::ShapeOverflow:
-      return "shape-overflow";
-    case GradCheckErrorKind::EmptyTensor:
-      return "empty-tensor";
-    case GradCheckErrorKind::ZeroSamples:
-      return "zero-samples";
-    case GradCheckErrorKind::SampleAllocationFailed:
-      return "sample-allocation-failed";
-    case GradCheckErrorKind::TensorAccess:
-      return "tensor-access";
-    case GradCheckErrorKind::AtCoordinate:
-      return "at-coordinate";
-  }
-  return "unknown";
-}
-
 // region: gradcheck-error-messages
-GradCheckError::GradCheckError(GradCheckErrorKind kind, const std::string& message)
-    : Error("gradient-check", grad_check_error_kind_name(kind), message), kind_(kind) {}
-
-namespace {
-
-std::string number(double value) {
-  return format_shortest(value);
-}
-
-std::string side_text(DifferenceSide side) {
-  return std::string(difference_side_name(side));
-}
-
-}  // namespace
-
-GradCheckError GradCheckError::invalid_step(double step) {
-  GradCheckError error(
-      GradCheckErrorKind::InvalidStep,
-      "central-difference requested step " + number(step) + " must be positive and finite");
-  error.step_ = step;
-  return error;
-}
-
-GradCheckError GradCheckError::non_finite_point(double point) {
-  GradCheckError error(GradCheckErrorKind::NonFinitePoint,
-                       "gradient-check point " + number(point) + " must be finite");
-  error.point_ = point;
-  return error;
-}
-
-GradCheckError GradCheckError::perturbation_not_finite(DifferenceSide side, double point,
-                                                       double step) {
-  GradCheckError error(GradCheckErrorKind::PerturbationNotFinite,
-                       side_text(side) + " perturbation from point " + number(point) + " by step " +
-                           number(step) + " is not finite");
-  error.side_ = side;
-  error.point_ = point;
-  error.step_ = step;
-  return error;
-}
-
-GradCheckError GradCheckError::perturbation_unchanged(DifferenceSide side, double point,
-                                                      double step) {
-  GradCheckError error(GradCheckErrorKind::PerturbationUnchanged,
-                       side_text(side) + " perturbation from point " + number(point) + " by step " +
-                           number(step) + " rounds back to the point");
-  error.side_ = side;
-  error.point_ = point;
-  error.step_ = step;
-  return error;
-}
-
-GradCheckError GradCheckError::invalid_actual_spacing(DifferenceSide side, double point,
-                                                      double probe, double spacing) {
-  GradCheckError error(GradCheckErrorKind::InvalidActualSpacing,
-                       side_text(side) + " actual spacing from point " + number(point) +
-                           " to probe " + number(probe) + " must be positive and finite, got " +
-                           number(spacing));
-  error.side_ = side;
-  error.point_ = point;
-  error.probe_ = probe;
-  error.spacing_ = spacing;
-  return error;
-}
-
-GradCheckError GradCheckError::non_finite_stencil_weight(DifferenceSide side, double value) {
-  GradCheckError error(GradCheckErrorKind::NonFiniteStencilWeight,
-                       side_text(side) + " stencil weight is not finite: " + number(value));
-  error.side_ = side;
-  error.value_ = value;
-  return error;
-}
-
-GradCheckError GradCheckError::non_finite_evaluation(DifferenceSide side, double value) {
-  GradCheckError error(GradCheckErrorKind::NonFiniteEvaluation,
-                       side_text(side) + " function evaluation returned " + number(value));
-  error.side_ = side;
-  error.value_ = value;
-  return error;
-}
-
-GradCheckError GradCheckError::non_finite_one_sided_slope(DifferenceSide side, double value) {
-  GradCheckError error(GradCheckErrorKind::NonFiniteOneSidedSlope,
-                       side_text(side) + " one-sided slope is not finite: " + number(value));
-  error.side_ = side;
-  error.value_ = value;
-  return error;
-}
-
-GradCheckError GradCheckError::non_finite_numerical_gradient(double value) {
-  GradCheckError error(GradCheckErrorKind::NonFiniteNumericalGradient,
-                       "central difference produced non-finite gradient " + number(value));
-  error.value_ = value;
-  return error;
-}
-
-GradCheckError GradCheckError::invalid_tolerance(double tolerance) {
-  GradCheckError error(
-      GradCheckErrorKind::InvalidTolerance,
-      "gradient-check tolerance " + number(tolerance) + " must be finite and nonnegative");
-  error.tolerance_ = tolerance;
-  return error;
-}
-
-GradCheckError GradCheckError::non_finite_analytic_gradient(double value) {
-  GradCheckError error(GradCheckErrorKind::NonFiniteAnalyticGradient,
-                       "analytic gradient " + number(value) + " must be finite");
-  error.value_ = value;
-  return error;
-}
-
-GradCheckError GradCheckError::gradient_shape_mismatch(Shape parameters, Shape analytic) {
-  GradCheckError error(GradCheckErrorKind::GradientShapeMismatch,
-                       "parameter shape " + shape_text(parameters) +
-                           " does not match analytic-gradient shape " + shape_text(analytic));
-  error.parameter_shape_ = std::move(parameters);
-  error.analytic_shape_ = std::move(analytic);
-  return error;
-}
-
-GradCheckError GradCheckError::shape_overflow(Shape shape) {
-  GradCheckError error(GradCheckErrorKind::ShapeOverflow,
-                       "sampled tensor shape " + shape_text(shape) + " overflows size_t");
-  error.parameter_shape_ = std::move(shape);
-  return error;
-}
-
-GradCheckError GradCheckError::empty_tensor(Shape shape) {
-  GradCheckError error(GradCheckErrorKind::EmptyTensor,
-                       "sampled tensor gradient check needs at least one value, but shape " +
-                           shape_text(shape) + " has none");
-  error.parameter_shape_ = std::move(shape);
-  return error;
-}
-
-GradCheckError GradCheckError::zero_samples() {
-  return GradCheckError(GradCheckErrorKind::ZeroSamples,
-                        "sampled tensor gradient check needs at least one sample");
-}
-
-GradCheckError GradCheckError::sample_allocation_failed(std::size_t samples, std::size_t rank) {
-  GradCheckError error(GradCheckErrorKind::SampleAllocationFailed,
-                       "cannot allocate " + std::to_string(samples) +
-                           " sampled coordinates of rank " + std::to_string(rank));
-  error.samples_ = samples;
-  error.rank_ = rank;
-  return error;
+std::string GradCheckErrorTraits::field_text(const Evidence& evidence, std::string_view field) {
+  if (field == "side") {
+    return evidence.side ? std::string(difference_side_name(*evidence.side)) : std::string();
+  }
+  if (field == "point") return format_shortest(evidence.point);
+  if (field == "step") return format_shortest(evidence.step);
+  if (field == "probe") return format_shortest(evidence.probe);
+  if (field == "spacing") return format_shortest(evidence.spacing);
+  if (field == "value") return format_shortest(evidence.value);
+  if (field == "tolerance") return format_shortest(evidence.tolerance);
+  if (field == "parameter_shape") return shape_text(evidence.parameter_shape);
+  if (field == "analytic_shape") return shape_text(evidence.analytic_shape);
+  if (field == "samples") return std::to_string(evidence.samples);
+  if (field == "rank") return std::to_string(evidence.rank);
+  if (field == "coordinate") return shape_text(evidence.coordinate);
+  if (field == "cause") return evidence.cause ? evidence.cause->what() : std::string();
+  if (field == "tensor_error_message") return evidence.tensor_error_message;
+  error_detail::unknown_field(area, field);
 }
 
 GradCheckError GradCheckError::tensor_access(const TensorError& cause) {
-  GradCheckError error(GradCheckErrorKind::TensorAccess, cause.what());
-  error.tensor_error_kind_ = cause.kind();
-  return error;
+  return GradCheckError(GradCheckErrorKind::TensorAccess,
+                        {.tensor_error_kind = cause.kind(), .tensor_error_message = cause.what()});
 }
 
 GradCheckError GradCheckError::at_coordinate(std::vector<std::size_t> coordinate,
                                              const GradCheckError& cause) {
-  GradCheckError error(
-      GradCheckErrorKind::AtCoordinate,
-      "gradient check at coordinate " + shape_text(coordinate) + " failed: " + cause.what());
-  error.coordinate_ = std::move(coordinate);
-  error.cause_ = std::make_shared<const GradCheckError>(cause);
-  return error;
+  return GradCheckError(GradCheckErrorKind::AtCoordinate,
+                        {.coordinate = std::move(coordinate),
+                         .cause = std::make_shared<const GradCheckError>(cause)});
 }
 // endregion: gradcheck-error-messages
 
 namespace {
 
 void validate_step(double step) {
-  if (!(std::isfinite(step) && step > 0.0)) throw GradCheckError::invalid_step(step);
+  if (!(std::isfinite(step) && step > 0.0))
+    throw GradCheckError(GradCheckErrorKind::InvalidStep, {.step = step});
 }
 
 void validate_tolerance(double tolerance) {
   if (!(std::isfinite(tolerance) && tolerance >= 0.0)) {
-    throw GradCheckError::invalid_tolerance(tolerance);
+    throw GradCheckError(GradCheckErrorKind::InvalidTolerance, {.tolerance = tolerance});
   }
 }
 
@@ -272,11 +98,16 @@ struct Probe {
 Probe representable_probe(DifferenceSide side, double point, double step) {
   const bool minus = side == DifferenceSide::Minus;
   const double probe = minus ? point - step : point + step;
-  if (!std::isfinite(probe)) throw GradCheckError::perturbation_not_finite(side, point, step);
-  if (probe == point) throw GradCheckError::perturbation_unchanged(side, point, step);
+  if (!std::isfinite(probe))
+    throw GradCheckError(GradCheckErrorKind::PerturbationNotFinite,
+                         {.side = side, .point = point, .step = step});
+  if (probe == point)
+    throw GradCheckError(GradCheckErrorKind::PerturbationUnchanged,
+                         {.side = side, .point = point, .step = step});
   const double spacing = minus ? point - probe : probe - point;
   if (!(std::isfinite(spacing) && spacing > 0.0)) {
-    throw GradCheckError::invalid_actual_spacing(side, point, probe, spacing);
+    throw GradCheckError(GradCheckErrorKind::InvalidActualSpacing,
+                         {.side = side, .point = point, .probe = probe, .spacing = spacing});
   }
   return {probe, spacing};
 }
@@ -286,7 +117,8 @@ Probe representable_probe(DifferenceSide side, double point, double step) {
 ProbeGeometry probe_geometry(double point, double step) {
   // region: probe-geometry-validation
   validate_step(step);
-  if (!std::isfinite(point)) throw GradCheckError::non_finite_point(point);
+  if (!std::isfinite(point))
+    throw GradCheckError(GradCheckErrorKind::NonFinitePoint, {.point = point});
   // endregion: probe-geometry-validation
   const Probe minus = representable_probe(DifferenceSide::Minus, point, step);
   const Probe plus = representable_probe(DifferenceSide::Plus, point, step);
@@ -300,10 +132,12 @@ ProbeGeometry probe_geometry(double point, double step) {
   const double right_weight = minus_ratio / (minus_ratio + plus_ratio);
   // region: stencil-weight-checks
   if (!std::isfinite(left_weight)) {
-    throw GradCheckError::non_finite_stencil_weight(DifferenceSide::Minus, left_weight);
+    throw GradCheckError(GradCheckErrorKind::NonFiniteStencilWeight,
+                         {.side = DifferenceSide::Minus, .value = left_weight});
   }
   if (!std::isfinite(right_weight)) {
-    throw GradCheckError::non_finite_stencil_weight(DifferenceSide::Plus, right_weight);
+    throw GradCheckError(GradCheckErrorKind::NonFiniteStencilWeight,
+                         {.side = DifferenceSide::Plus, .value = right_weight});
   }
   // endregion: stencil-weight-checks
   return {.minus_point = minus.point,
@@ -325,7 +159,8 @@ CentralDifference central_difference(double point, double step,
   const auto evaluate_finite = [&evaluate](DifferenceSide side, double at) {
     const double value = evaluate(at);
     // region: evaluation-check
-    if (!std::isfinite(value)) throw GradCheckError::non_finite_evaluation(side, value);
+    if (!std::isfinite(value))
+      throw GradCheckError(GradCheckErrorKind::NonFiniteEvaluation, {.side = side, .value = value});
     // endregion: evaluation-check
     return value;
   };
@@ -339,12 +174,15 @@ CentralDifference central_difference(double point, double step,
   const double derivative = geometry.left_weight * left_slope + geometry.right_weight * right_slope;
   // region: slope-checks
   if (!std::isfinite(left_slope)) {
-    throw GradCheckError::non_finite_one_sided_slope(DifferenceSide::Minus, left_slope);
+    throw GradCheckError(GradCheckErrorKind::NonFiniteOneSidedSlope,
+                         {.side = DifferenceSide::Minus, .value = left_slope});
   }
   if (!std::isfinite(right_slope)) {
-    throw GradCheckError::non_finite_one_sided_slope(DifferenceSide::Plus, right_slope);
+    throw GradCheckError(GradCheckErrorKind::NonFiniteOneSidedSlope,
+                         {.side = DifferenceSide::Plus, .value = right_slope});
   }
-  if (!std::isfinite(derivative)) throw GradCheckError::non_finite_numerical_gradient(derivative);
+  if (!std::isfinite(derivative))
+    throw GradCheckError(GradCheckErrorKind::NonFiniteNumericalGradient, {.value = derivative});
   // endregion: slope-checks
 
   return {.point = point,
@@ -368,8 +206,10 @@ CentralDifference central_difference(double point, double step,
 // region: scale-aware-comparison
 GradientComparison compare_gradients(double analytic, double numerical, double tolerance) {
   validate_tolerance(tolerance);
-  if (!std::isfinite(analytic)) throw GradCheckError::non_finite_analytic_gradient(analytic);
-  if (!std::isfinite(numerical)) throw GradCheckError::non_finite_numerical_gradient(numerical);
+  if (!std::isfinite(analytic))
+    throw GradCheckError(GradCheckErrorKind::NonFiniteAnalyticGradient, {.value = analytic});
+  if (!std::isfinite(numerical))
+    throw GradCheckError(GradCheckErrorKind::NonFiniteNumericalGradient, {.value = numerical});
 
   // The floor at one turns the comparison into an absolute one for small gradients.
   const double scale = std::max({1.0, std::fabs(analytic), std::fabs(numerical)});
@@ -390,11 +230,13 @@ OneSidedSlopeComparison compare_one_sided_slopes(const CentralDifference& differ
   validate_tolerance(tolerance);
   const double left = difference.left_slope;
   if (!std::isfinite(left)) {
-    throw GradCheckError::non_finite_one_sided_slope(DifferenceSide::Minus, left);
+    throw GradCheckError(GradCheckErrorKind::NonFiniteOneSidedSlope,
+                         {.side = DifferenceSide::Minus, .value = left});
   }
   const double right = difference.right_slope;
   if (!std::isfinite(right)) {
-    throw GradCheckError::non_finite_one_sided_slope(DifferenceSide::Plus, right);
+    throw GradCheckError(GradCheckErrorKind::NonFiniteOneSidedSlope,
+                         {.side = DifferenceSide::Plus, .value = right});
   }
   const double scale = std::max({1.0, std::fabs(left), std::fabs(right)});
   const double scaled_gap = std::fabs(left / scale - right / scale);
@@ -437,14 +279,15 @@ std::size_t sampled_offset(std::size_t k, std::size_t samples, std::size_t eleme
 
 std::vector<SampledCoordinate> sample_tensor_coordinates(const Shape& shape,
                                                          std::size_t max_samples) {
-  if (max_samples == 0) throw GradCheckError::zero_samples();
+  if (max_samples == 0) throw GradCheckError(GradCheckErrorKind::ZeroSamples);
   std::size_t elements = 0;
   try {
     elements = element_count(shape);
   } catch (const TensorError&) {
-    throw GradCheckError::shape_overflow(shape);
+    throw GradCheckError(GradCheckErrorKind::ShapeOverflow, {.parameter_shape = shape});
   }
-  if (elements == 0) throw GradCheckError::empty_tensor(shape);
+  if (elements == 0)
+    throw GradCheckError(GradCheckErrorKind::EmptyTensor, {.parameter_shape = shape});
   const std::size_t samples = std::min(max_samples, elements);
 
   std::vector<SampledCoordinate> coordinates;
@@ -455,9 +298,11 @@ std::vector<SampledCoordinate> sample_tensor_coordinates(const Shape& shape,
       coordinates.push_back({flat_index, coordinate_from_offset(shape, flat_index)});
     }
   } catch (const std::bad_alloc&) {
-    throw GradCheckError::sample_allocation_failed(samples, shape.size());
+    throw GradCheckError(GradCheckErrorKind::SampleAllocationFailed,
+                         {.samples = samples, .rank = shape.size()});
   } catch (const std::length_error&) {
-    throw GradCheckError::sample_allocation_failed(samples, shape.size());
+    throw GradCheckError(GradCheckErrorKind::SampleAllocationFailed,
+                         {.samples = samples, .rank = shape.size()});
   } catch (const TensorError& error) {
     throw GradCheckError::tensor_access(error);
   }
@@ -499,7 +344,9 @@ TensorGradientCheck sampled_tensor_gradient_check(
   validate_step(step);
   validate_tolerance(tolerance);
   if (parameters.shape() != analytic.shape()) {
-    throw GradCheckError::gradient_shape_mismatch(parameters.shape(), analytic.shape());
+    throw GradCheckError(
+        GradCheckErrorKind::GradientShapeMismatch,
+        {.parameter_shape = parameters.shape(), .analytic_shape = analytic.shape()});
   }
   std::vector<SampledCoordinate> samples =
       sample_tensor_coordinates(parameters.shape(), max_samples);
@@ -510,7 +357,8 @@ TensorGradientCheck sampled_tensor_gradient_check(
   try {
     candidates.reserve(samples.size());
   } catch (const std::bad_alloc&) {
-    throw GradCheckError::sample_allocation_failed(samples.size(), parameters.rank());
+    throw GradCheckError(GradCheckErrorKind::SampleAllocationFailed,
+                         {.samples = samples.size(), .rank = parameters.rank()});
   }
   for (SampledCoordinate& sample : samples) {
     const double point = parameters.values()[sample.flat_index];
@@ -525,7 +373,8 @@ TensorGradientCheck sampled_tensor_gradient_check(
     }
     if (!std::isfinite(analytic_value)) {
       throw GradCheckError::at_coordinate(
-          sample.coordinate, GradCheckError::non_finite_analytic_gradient(analytic_value));
+          sample.coordinate,
+          GradCheckError(GradCheckErrorKind::NonFiniteAnalyticGradient, {.value = analytic_value}));
     }
     candidates.push_back({std::move(sample), point, analytic_value});
   }
@@ -534,7 +383,8 @@ TensorGradientCheck sampled_tensor_gradient_check(
   try {
     result.checks.reserve(candidates.size());
   } catch (const std::bad_alloc&) {
-    throw GradCheckError::sample_allocation_failed(candidates.size(), parameters.rank());
+    throw GradCheckError(GradCheckErrorKind::SampleAllocationFailed,
+                         {.samples = candidates.size(), .rank = parameters.rank()});
   }
   for (CoordinateCandidate& candidate : candidates) {
     double& slot = parameters.mutable_values()[candidate.sample.flat_index];

@@ -8,6 +8,7 @@
 // it to check their reverse-mode derivatives.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -66,99 +67,144 @@ enum class GradCheckErrorKind {
 
 // endregion: gradcheck-error-kinds
 
-/// Stable kebab-case name of a kind, e.g. `perturbation-unchanged`.
-std::string_view grad_check_error_kind_name(GradCheckErrorKind kind);
-
 // region: gradcheck-error-type
+class GradCheckError;
+
+/// The offending values of a GradCheckError; a kind leaves the fields it does
+/// not use zero or empty.
+struct GradCheckErrorEvidence {
+  std::optional<DifferenceSide> side{};  ///< the rejected side, for the kinds that name one
+  double point = 0.0;                    ///< the checked point theta
+  double step = 0.0;                     ///< the requested step h
+  double probe = 0.0;      ///< the actual probe whose spacing was rejected (InvalidActualSpacing)
+  double spacing = 0.0;    ///< the rejected actual spacing (InvalidActualSpacing)
+  double value = 0.0;      ///< the rejected weight, evaluation, slope or gradient value
+  double tolerance = 0.0;  ///< the rejected tolerance (InvalidTolerance)
+  /// The parameter (or sampled) shape: GradientShapeMismatch, ShapeOverflow, EmptyTensor.
+  Shape parameter_shape{};
+  Shape analytic_shape{};   ///< the analytic-gradient shape (GradientShapeMismatch)
+  std::size_t samples = 0;  ///< coordinates that could not be allocated (SampleAllocationFailed)
+  std::size_t rank = 0;     ///< the rank of each of them (SampleAllocationFailed)
+  /// The tensor coordinate the wrapped cause happened at (AtCoordinate).
+  std::vector<std::size_t> coordinate{};
+  /// The wrapped error of an AtCoordinate error; shared, as exceptions must be copyable.
+  std::shared_ptr<const GradCheckError> cause{};
+  /// The kind of the wrapped TensorError (TensorAccess).
+  std::optional<TensorErrorKind> tensor_error_kind{};
+  std::string tensor_error_message{};  ///< what() of the wrapped TensorError (TensorAccess)
+};
+
+/// The `gradient-check` area: each kind's stable name and message, in enum
+/// order. Numbers print as the shortest round-trip text (`1e-20`, `NaN`).
+struct GradCheckErrorTraits {
+  using Kind = GradCheckErrorKind;                            ///< the area's kinds
+  using Evidence = GradCheckErrorEvidence;                    ///< the offending values
+  static constexpr std::string_view area = "gradient-check";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
+  static constexpr std::array<ErrorKindSpec<Kind>, 18> kinds{{
+      {Kind::InvalidStep, "invalid-step",
+       "central-difference requested step {step} must be positive and finite"},
+      {Kind::NonFinitePoint, "non-finite-point", "gradient-check point {point} must be finite"},
+      {Kind::PerturbationNotFinite, "perturbation-not-finite",
+       "{side} perturbation from point {point} by step {step} is not finite"},
+      {Kind::PerturbationUnchanged, "perturbation-unchanged",
+       "{side} perturbation from point {point} by step {step} rounds back to the point"},
+      {Kind::InvalidActualSpacing, "invalid-actual-spacing",
+       "{side} actual spacing from point {point} to probe {probe} must be positive and finite, "
+       "got {spacing}"},
+      {Kind::NonFiniteStencilWeight, "non-finite-stencil-weight",
+       "{side} stencil weight is not finite: {value}"},
+      {Kind::NonFiniteEvaluation, "non-finite-evaluation",
+       "{side} function evaluation returned {value}"},
+      {Kind::NonFiniteOneSidedSlope, "non-finite-one-sided-slope",
+       "{side} one-sided slope is not finite: {value}"},
+      {Kind::NonFiniteNumericalGradient, "non-finite-numerical-gradient",
+       "central difference produced non-finite gradient {value}"},
+      {Kind::InvalidTolerance, "invalid-tolerance",
+       "gradient-check tolerance {tolerance} must be finite and nonnegative"},
+      {Kind::NonFiniteAnalyticGradient, "non-finite-analytic-gradient",
+       "analytic gradient {value} must be finite"},
+      {Kind::GradientShapeMismatch, "gradient-shape-mismatch",
+       "parameter shape {parameter_shape} does not match analytic-gradient shape "
+       "{analytic_shape}"},
+      {Kind::ShapeOverflow, "shape-overflow",
+       "sampled tensor shape {parameter_shape} overflows size_t"},
+      {Kind::EmptyTensor, "empty-tensor",
+       "sampled tensor gradient check needs at least one value, but shape {parameter_shape} has "
+       "none"},
+      {Kind::ZeroSamples, "zero-samples",
+       "sampled tensor gradient check needs at least one sample"},
+      {Kind::SampleAllocationFailed, "sample-allocation-failed",
+       "cannot allocate {samples} sampled coordinates of rank {rank}"},
+      {Kind::TensorAccess, "tensor-access", "{tensor_error_message}"},
+      {Kind::AtCoordinate, "at-coordinate",
+       "gradient check at coordinate {coordinate} failed: {cause}"},
+  }};
+  /// A field as the message prints it; `cause` is the wrapped error's what().
+  static std::string field_text(const Evidence& evidence, std::string_view field);
+};
+
 /// A rejected numerical derivative, comparison, sample request or tensor read.
 ///
 /// Carries the offending values as evidence; fields a kind does not use are
 /// zero or empty. what() reads like a sentence naming the values, with
 /// numbers spelled as the shortest round-trip text (`1e-20`, `NaN`).
-class GradCheckError : public Error {
+class GradCheckError : public KindedError<GradCheckErrorTraits> {
  public:
-  GradCheckErrorKind kind() const noexcept { return kind_; }
-  /// The rejected side, for the kinds that name one.
-  std::optional<DifferenceSide> side() const noexcept { return side_; }
-  /// The checked point theta.
-  double point() const noexcept { return point_; }
-  /// The requested step h.
-  double step() const noexcept { return step_; }
-  /// The actual probe whose spacing was rejected (InvalidActualSpacing).
-  double probe() const noexcept { return probe_; }
-  /// The rejected actual spacing (InvalidActualSpacing).
-  double spacing() const noexcept { return spacing_; }
-  /// The rejected weight, evaluation, slope or gradient value.
-  double value() const noexcept { return value_; }
-  /// The rejected tolerance (InvalidTolerance).
-  double tolerance() const noexcept { return tolerance_; }
-  /// The parameter (or sampled) shape: GradientShapeMismatch, ShapeOverflow, EmptyTensor.
-  const Shape& parameter_shape() const noexcept { return parameter_shape_; }
-  /// The analytic-gradient shape (GradientShapeMismatch).
-  const Shape& analytic_shape() const noexcept { return analytic_shape_; }
-  /// The number of coordinates that could not be allocated (SampleAllocationFailed).
-  std::size_t samples() const noexcept { return samples_; }
-  /// The rank of each coordinate that could not be allocated (SampleAllocationFailed).
-  std::size_t rank() const noexcept { return rank_; }
-  /// The tensor coordinate the wrapped cause happened at (AtCoordinate).
-  const std::vector<std::size_t>& coordinate() const noexcept { return coordinate_; }
-  /// The wrapped error of an AtCoordinate error; null for every other kind.
-  const GradCheckError* cause() const noexcept { return cause_.get(); }
-  /// The kind of the wrapped TensorError (TensorAccess).
-  std::optional<TensorErrorKind> tensor_error_kind() const noexcept { return tensor_error_kind_; }
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw GradCheckError(GradCheckErrorKind::..., {.field = value});`
+  explicit GradCheckError(GradCheckErrorKind kind, GradCheckErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 
-  static GradCheckError invalid_step(double step);
-  static GradCheckError non_finite_point(double point);
-  static GradCheckError perturbation_not_finite(DifferenceSide side, double point, double step);
-  static GradCheckError perturbation_unchanged(DifferenceSide side, double point, double step);
-  static GradCheckError invalid_actual_spacing(DifferenceSide side, double point, double probe,
-                                               double spacing);
-  static GradCheckError non_finite_stencil_weight(DifferenceSide side, double value);
-  static GradCheckError non_finite_evaluation(DifferenceSide side, double value);
-  static GradCheckError non_finite_one_sided_slope(DifferenceSide side, double value);
-  static GradCheckError non_finite_numerical_gradient(double value);
-  static GradCheckError invalid_tolerance(double tolerance);
-  static GradCheckError non_finite_analytic_gradient(double value);
-  static GradCheckError gradient_shape_mismatch(Shape parameters, Shape analytic);
-  static GradCheckError shape_overflow(Shape shape);
-  static GradCheckError empty_tensor(Shape shape);
-  static GradCheckError zero_samples();
-  static GradCheckError sample_allocation_failed(std::size_t samples, std::size_t rank);
-  static GradCheckError tensor_access(const TensorError& error);
+  /// The rejected side, for the kinds that name one.
+  std::optional<DifferenceSide> side() const noexcept { return evidence().side; }
+  /// The checked point theta.
+  double point() const noexcept { return evidence().point; }
+  /// The requested step h.
+  double step() const noexcept { return evidence().step; }
+  /// The actual probe whose spacing was rejected (InvalidActualSpacing).
+  double probe() const noexcept { return evidence().probe; }
+  /// The rejected actual spacing (InvalidActualSpacing).
+  double spacing() const noexcept { return evidence().spacing; }
+  /// The rejected weight, evaluation, slope or gradient value.
+  double value() const noexcept { return evidence().value; }
+  /// The rejected tolerance (InvalidTolerance).
+  double tolerance() const noexcept { return evidence().tolerance; }
+  /// The parameter (or sampled) shape: GradientShapeMismatch, ShapeOverflow, EmptyTensor.
+  const Shape& parameter_shape() const noexcept { return evidence().parameter_shape; }
+  /// The analytic-gradient shape (GradientShapeMismatch).
+  const Shape& analytic_shape() const noexcept { return evidence().analytic_shape; }
+  /// The number of coordinates that could not be allocated (SampleAllocationFailed).
+  std::size_t samples() const noexcept { return evidence().samples; }
+  /// The rank of each coordinate that could not be allocated (SampleAllocationFailed).
+  std::size_t rank() const noexcept { return evidence().rank; }
+  /// The tensor coordinate the wrapped cause happened at (AtCoordinate).
+  const std::vector<std::size_t>& coordinate() const noexcept { return evidence().coordinate; }
+  /// The wrapped error of an AtCoordinate error; null for every other kind.
+  const GradCheckError* cause() const noexcept { return evidence().cause.get(); }
+  /// The kind of the wrapped TensorError (TensorAccess).
+  std::optional<TensorErrorKind> tensor_error_kind() const noexcept {
+    return evidence().tensor_error_kind;
+  }
+
+  /// TensorAccess: `cause`'s kind, with its message as this error's message.
+  static GradCheckError tensor_access(const TensorError& cause);
+  /// AtCoordinate: `cause` happened at tensor coordinate `coordinate`.
   static GradCheckError at_coordinate(std::vector<std::size_t> coordinate,
                                       const GradCheckError& cause);
-
- private:
-  GradCheckError(GradCheckErrorKind kind, const std::string& message);
-
-  GradCheckErrorKind kind_;
-  std::optional<DifferenceSide> side_;
-  double point_ = 0.0;
-  double step_ = 0.0;
-  double probe_ = 0.0;
-  double spacing_ = 0.0;
-  double value_ = 0.0;
-  double tolerance_ = 0.0;
-  Shape parameter_shape_;
-  Shape analytic_shape_;
-  std::size_t samples_ = 0;
-  std::size_t rank_ = 0;
-  std::vector<std::size_t> coordinate_;
-  std::shared_ptr<const GradCheckError> cause_;  // shared: exceptions must be copyable
-  std::optional<TensorErrorKind> tensor_error_kind_;
 };
 // endregion: gradcheck-error-type
 
 // region: probe-geometry-contract
 /// Where the two probes actually landed and how the estimate weighs them.
 struct ProbeGeometry {
-  double minus_point = 0.0;    ///< theta- = fl(theta - h)
-  double plus_point = 0.0;     ///< theta+ = fl(theta + h)
-  double minus_spacing = 0.0;  ///< h- = theta - theta-, in units of theta
-  double plus_spacing = 0.0;   ///< h+ = theta+ - theta, in units of theta
-  double left_weight = 0.0;    ///< h+ / (h- + h+), the weight of the left slope
-  double right_weight = 0.0;   ///< h- / (h- + h+), the weight of the right slope
-  Stencil stencil = Stencil::Symmetric;
+  double minus_point = 0.0;              ///< theta- = fl(theta - h)
+  double plus_point = 0.0;               ///< theta+ = fl(theta + h)
+  double minus_spacing = 0.0;            ///< h- = theta - theta-, in units of theta
+  double plus_spacing = 0.0;             ///< h+ = theta+ - theta, in units of theta
+  double left_weight = 0.0;              ///< h+ / (h- + h+), the weight of the left slope
+  double right_weight = 0.0;             ///< h- / (h- + h+), the weight of the right slope
+  Stencil stencil = Stencil::Symmetric;  ///< whether h- and h+ came out equal
 };
 
 /// The actual representable probes around `point` for requested `step`.
@@ -178,21 +224,21 @@ ProbeGeometry probe_geometry(double point, double step);
 // region: central-difference-contract
 /// Every quantity of one three-point difference.
 struct CentralDifference {
-  double point = 0.0;           ///< theta
-  double requested_step = 0.0;  ///< h as the caller asked for it
-  double minus_point = 0.0;     ///< theta- = fl(theta - h)
-  double plus_point = 0.0;      ///< theta+ = fl(theta + h)
-  double minus_spacing = 0.0;   ///< h- = theta - theta-
-  double plus_spacing = 0.0;    ///< h+ = theta+ - theta
-  double minus_value = 0.0;     ///< f(theta-)
-  double center_value = 0.0;    ///< f(theta)
-  double plus_value = 0.0;      ///< f(theta+)
-  double left_slope = 0.0;      ///< (f(theta) - f(theta-)) / h-
-  double right_slope = 0.0;     ///< (f(theta+) - f(theta)) / h+
-  double left_weight = 0.0;     ///< h+ / (h- + h+)
-  double right_weight = 0.0;    ///< h- / (h- + h+)
-  Stencil stencil = Stencil::Symmetric;
-  double derivative = 0.0;  ///< left_weight * left_slope + right_weight * right_slope
+  double point = 0.0;                    ///< theta
+  double requested_step = 0.0;           ///< h as the caller asked for it
+  double minus_point = 0.0;              ///< theta- = fl(theta - h)
+  double plus_point = 0.0;               ///< theta+ = fl(theta + h)
+  double minus_spacing = 0.0;            ///< h- = theta - theta-
+  double plus_spacing = 0.0;             ///< h+ = theta+ - theta
+  double minus_value = 0.0;              ///< f(theta-)
+  double center_value = 0.0;             ///< f(theta)
+  double plus_value = 0.0;               ///< f(theta+)
+  double left_slope = 0.0;               ///< (f(theta) - f(theta-)) / h-
+  double right_slope = 0.0;              ///< (f(theta+) - f(theta)) / h+
+  double left_weight = 0.0;              ///< h+ / (h- + h+)
+  double right_weight = 0.0;             ///< h- / (h- + h+)
+  Stencil stencil = Stencil::Symmetric;  ///< whether h- and h+ came out equal
+  double derivative = 0.0;               ///< left_weight * left_slope + right_weight * right_slope
 };
 
 /// Approximates f'(point) from the actual representable probes:
@@ -236,8 +282,8 @@ GradientComparison compare_gradients(double analytic, double numerical, double t
 
 /// A central difference together with its comparison.
 struct ScalarGradientCheck {
-  CentralDifference difference;
-  GradientComparison comparison;
+  CentralDifference difference;   ///< the numerical estimate and its probes
+  GradientComparison comparison;  ///< the estimate against the analytic value
 };
 
 /// Runs central_difference(point, step, evaluate) and compares its estimate
@@ -277,8 +323,8 @@ OneSidedSlopeComparison compare_one_sided_slopes(const CentralDifference& differ
 // region: sampler-contract
 /// One selected coordinate of a tensor and its row-major flat offset.
 struct SampledCoordinate {
-  std::size_t flat_index = 0;
-  std::vector<std::size_t> coordinate;
+  std::size_t flat_index = 0;           ///< row-major offset of the element
+  std::vector<std::size_t> coordinate;  ///< its coordinate, one index per axis
 };
 
 /// Selects S = min(max_samples, N) unique, ascending coordinates of `shape`
@@ -296,18 +342,18 @@ std::vector<SampledCoordinate> sample_tensor_coordinates(const Shape& shape,
 // region: sampled-tensor-check-contract
 /// The check of one selected tensor coordinate.
 struct CoordinateGradientCheck {
-  std::size_t flat_index = 0;
-  std::vector<std::size_t> coordinate;
-  CentralDifference difference;
-  GradientComparison comparison;
+  std::size_t flat_index = 0;           ///< row-major offset of the element
+  std::vector<std::size_t> coordinate;  ///< its coordinate, one index per axis
+  CentralDifference difference;         ///< the numerical estimate at that element
+  GradientComparison comparison;        ///< against the analytic gradient there
 };
 
 /// The checks of every selected coordinate, in ascending flat order.
 struct TensorGradientCheck {
-  Shape shape;                        ///< the parameter shape
-  std::size_t requested_samples = 0;  ///< R, the caller's max_samples
-  std::vector<CoordinateGradientCheck> checks;
-  bool passed = false;  ///< every comparison passed
+  Shape shape;                                  ///< the parameter shape
+  std::size_t requested_samples = 0;            ///< R, the caller's max_samples
+  std::vector<CoordinateGradientCheck> checks;  ///< one per selected coordinate
+  bool passed = false;                          ///< every comparison passed
 };
 
 /// Checks the analytic gradient of `objective` at the coordinates chosen by

@@ -53,8 +53,10 @@ TensorValue TensorValue::log() const {
   const std::span<const double> inputs = input.contiguous_values();
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     if (!(inputs[k] > 0.0)) {
-      throw ModelOpError::log_non_positive_input(
-          input.shape(), coordinate_from_offset(input.shape(), k), inputs[k]);
+      throw ModelOpError(ModelOpErrorKind::LogNonPositiveInput,
+                         {.shape = input.shape(),
+                          .coordinate = coordinate_from_offset(input.shape(), k),
+                          .value = inputs[k]});
     }
   }
   Tensor result = map_values(input, [](double x) { return std::log(x); });

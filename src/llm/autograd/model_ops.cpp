@@ -23,15 +23,20 @@ namespace llm {
 // region: model-row-gather-plan
 RowGatherPlan RowGatherPlan::checked(const Shape& table_shape, IndexSpan ids,
                                      const Shape& index_shape) {
-  if (table_shape.size() != 2) throw ModelOpError::gather_table_rank(table_shape);
+  if (table_shape.size() != 2) {
+    throw ModelOpError(ModelOpErrorKind::GatherTableRank,
+                       {.rank = table_shape.size(), .shape = table_shape});
+  }
   const std::size_t positions = element_count(index_shape);  // ShapeOverflow if it cannot count
   if (ids.size() != positions) {
-    throw ModelOpError::gather_index_count_mismatch(positions, ids.size());
+    throw ModelOpError(ModelOpErrorKind::GatherIndexCountMismatch,
+                       {.expected = positions, .actual = ids.size()});
   }
   const std::size_t rows = table_shape[0];
   for (std::size_t position = 0; position < ids.size(); ++position) {
     if (ids[position] >= rows) {
-      throw ModelOpError::gather_index_out_of_bounds(position, ids[position], rows);
+      throw ModelOpError(ModelOpErrorKind::GatherIndexOutOfBounds,
+                         {.position = position, .index = ids[position], .rows = rows});
     }
   }
   // Only a fully valid request earns an output shape: index_shape + [D].

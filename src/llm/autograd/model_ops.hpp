@@ -14,6 +14,7 @@
 // NonFiniteResult for an overflowing forward value such as exp(1000).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -35,55 +36,71 @@ enum class ModelOpErrorKind {
   LogNonPositiveInput,       ///< log() met a value <= 0, where ln is -inf or undefined
 };
 
-/// Stable kebab-case name of a kind, e.g. `gather-index-out-of-bounds`.
-std::string_view model_op_error_kind_name(ModelOpErrorKind kind);
+/// The offending values of a ModelOpError; a kind leaves the fields it does
+/// not use zero or empty.
+struct ModelOpErrorEvidence {
+  std::size_t rank = 0;      ///< the table's rank (GatherTableRank)
+  std::size_t expected = 0;  ///< elements of index_shape (GatherIndexCountMismatch)
+  std::size_t actual = 0;    ///< selectors supplied (GatherIndexCountMismatch)
+  std::size_t position = 0;  ///< flat position of the first bad selector (GatherIndexOutOfBounds)
+  std::size_t index = 0;     ///< the bad selector itself (GatherIndexOutOfBounds)
+  std::size_t rows = 0;      ///< the table's row count R (GatherIndexOutOfBounds)
+  Shape shape{};  ///< the offending operand's shape (GatherTableRank, LogNonPositiveInput)
+  std::vector<std::size_t> coordinate{};  ///< coordinate of the first non-positive input
+  double value = 0.0;                     ///< the non-positive input value (LogNonPositiveInput)
+};
+
+/// The `model-operation` area: each kind's stable name and message, in enum order.
+struct ModelOpErrorTraits {
+  using Kind = ModelOpErrorKind;                               ///< the area's kinds
+  using Evidence = ModelOpErrorEvidence;                       ///< the offending values
+  static constexpr std::string_view area = "model-operation";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
+  static constexpr std::array<ErrorKindSpec<Kind>, 4> kinds{{
+      {Kind::GatherTableRank, "gather-table-rank",
+       "gather_rows needs a rank-two table [R, D], but the table has shape {shape} of rank {rank}"},
+      {Kind::GatherIndexCountMismatch, "gather-index-count-mismatch",
+       "gather_rows index shape has {expected} positions, but {actual} ids were given"},
+      {Kind::GatherIndexOutOfBounds, "gather-index-out-of-bounds",
+       "gather_rows id {index} at flat position {position} is out of bounds for a table with "
+       "{rows} rows"},
+      {Kind::LogNonPositiveInput, "log-non-positive-input",
+       "log needs positive inputs, but the value at coordinate {coordinate} of shape {shape} is "
+       "{value}"},
+  }};
+  /// A field as the message prints it.
+  static std::string field_text(const Evidence& evidence, std::string_view field);
+};
 
 /// An error of a chapter 16 model operation. It is thrown only while
 /// validating, before any value is computed or recorded, so every stored
 /// gradient, value and graph state is bit-for-bit as before the call.
 /// Fields a kind does not use are zero or empty.
-class ModelOpError : public Error {
+class ModelOpError : public KindedError<ModelOpErrorTraits> {
  public:
-  ModelOpErrorKind kind() const noexcept { return kind_; }
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw ModelOpError(ModelOpErrorKind::..., {.field = value});`
+  explicit ModelOpError(ModelOpErrorKind kind, ModelOpErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
+
   /// The table's rank (GatherTableRank).
-  std::size_t rank() const noexcept { return rank_; }
+  std::size_t rank() const noexcept { return evidence().rank; }
   /// Elements of index_shape (GatherIndexCountMismatch).
-  std::size_t expected() const noexcept { return expected_; }
+  std::size_t expected() const noexcept { return evidence().expected; }
   /// Selectors supplied (GatherIndexCountMismatch).
-  std::size_t actual() const noexcept { return actual_; }
+  std::size_t actual() const noexcept { return evidence().actual; }
   /// Flat position of the first bad selector (GatherIndexOutOfBounds).
-  std::size_t position() const noexcept { return position_; }
+  std::size_t position() const noexcept { return evidence().position; }
   /// The bad selector itself (GatherIndexOutOfBounds).
-  std::size_t index() const noexcept { return index_; }
+  std::size_t index() const noexcept { return evidence().index; }
   /// The table's row count R (GatherIndexOutOfBounds).
-  std::size_t rows() const noexcept { return rows_; }
+  std::size_t rows() const noexcept { return evidence().rows; }
   /// The offending operand's shape (GatherTableRank, LogNonPositiveInput).
-  const Shape& shape() const noexcept { return shape_; }
+  const Shape& shape() const noexcept { return evidence().shape; }
   /// Coordinate of the first non-positive input (LogNonPositiveInput).
-  const std::vector<std::size_t>& coordinate() const noexcept { return coordinate_; }
+  const std::vector<std::size_t>& coordinate() const noexcept { return evidence().coordinate; }
   /// The non-positive input value (LogNonPositiveInput).
-  double value() const noexcept { return value_; }
-
-  static ModelOpError gather_table_rank(Shape shape);
-  static ModelOpError gather_index_count_mismatch(std::size_t expected, std::size_t actual);
-  static ModelOpError gather_index_out_of_bounds(std::size_t position, std::size_t index,
-                                                 std::size_t rows);
-  static ModelOpError log_non_positive_input(Shape shape, std::vector<std::size_t> coordinate,
-                                             double value);
-
- private:
-  ModelOpError(ModelOpErrorKind kind, const std::string& message);
-
-  ModelOpErrorKind kind_;
-  std::size_t rank_ = 0;
-  std::size_t expected_ = 0;
-  std::size_t actual_ = 0;
-  std::size_t position_ = 0;
-  std::size_t index_ = 0;
-  std::size_t rows_ = 0;
-  Shape shape_;
-  std::vector<std::size_t> coordinate_;
-  double value_ = 0.0;
+  double value() const noexcept { return evidence().value; }
 };
 // endregion: model-op-errors
 

@@ -37,14 +37,14 @@ using VjpFunction = std::function<SharedTensor(const SharedTensor& upstream)>;
 
 /// A named VJP. The name is printed by traces; pass a string literal.
 struct VjpRule {
-  std::string_view name;
-  VjpFunction apply;
+  std::string_view name;  ///< e.g. `sum to operand shape`; a string literal
+  VjpFunction apply;      ///< upstream adjoint -> this operand's contribution
 };
 
 /// One operand slot handed to record_operation(): the operand and its rule.
 struct RecordedOperand {
-  TensorValue operand;
-  VjpRule rule;
+  TensorValue operand;  ///< the value the operation read
+  VjpRule rule;         ///< how the result's adjoint reaches it
 };
 
 /// Records the result of one operation: checks that `value` is finite

@@ -83,7 +83,8 @@ Scalar Scalar::constant(double value) {
 }
 
 Scalar Scalar::leaf(double value, ScalarOperation operation, bool tracked) {
-  if (!std::isfinite(value)) throw ScalarError::non_finite_leaf(operation, value);
+  if (!std::isfinite(value))
+    throw ScalarError(ScalarErrorKind::NonFiniteLeaf, {.operation = operation, .value = value});
   return Scalar(std::make_shared<Node>(value, operation, std::vector<ParentEdge>{}, tracked));
 }
 
@@ -91,7 +92,8 @@ Scalar Scalar::leaf(double value, ScalarOperation operation, bool tracked) {
 // tracked exactly when some operand use is tracked, since only then can an
 // adjoint flow through it to a parameter.
 Scalar Scalar::result(double value, ScalarOperation operation, std::vector<ParentEdge> parents) {
-  if (!std::isfinite(value)) throw ScalarError::non_finite_result(operation, value);
+  if (!std::isfinite(value))
+    throw ScalarError(ScalarErrorKind::NonFiniteResult, {.operation = operation, .value = value});
   assert(std::ranges::all_of(
       parents, [](const ParentEdge& edge) { return std::isfinite(edge.local_derivative); }));
   const bool tracked = std::ranges::any_of(
@@ -201,8 +203,9 @@ BackwardPass Scalar::backward() {
 
 BackwardPass Scalar::backward_with_seed(double seed) {
   // region: scalar-reverse-preconditions
-  if (!tracks_gradient()) throw ScalarError::untracked_output(operation());
-  if (!std::isfinite(seed)) throw ScalarError::non_finite_seed(seed);
+  if (!tracks_gradient())
+    throw ScalarError(ScalarErrorKind::UntrackedOutput, {.operation = operation()});
+  if (!std::isfinite(seed)) throw ScalarError(ScalarErrorKind::NonFiniteSeed, {.seed = seed});
   // endregion: scalar-reverse-preconditions
 
   const std::vector<Node*> order = topology();
@@ -227,12 +230,17 @@ BackwardPass Scalar::backward_with_seed(double seed) {
       const bool parent_tracked = edge.parent->gradient.has_value();
       // region: scalar-walk-checks
       if (!std::isfinite(contribution)) {
-        throw ScalarError::non_finite_contribution(child, parent, operand, upstream,
-                                                   edge.local_derivative);
+        throw ScalarError(ScalarErrorKind::NonFiniteContribution,
+                          {.child = child,
+                           .parent = parent,
+                           .operand = operand,
+                           .upstream = upstream,
+                           .local_derivative = edge.local_derivative});
       }
       const double previous = adjoint[parent];
       if (parent_tracked && !std::isfinite(previous + contribution)) {
-        throw ScalarError::non_finite_pass_adjoint(parent, previous, contribution);
+        throw ScalarError(ScalarErrorKind::NonFinitePassAdjoint,
+                          {.node = parent, .previous = previous, .contribution = contribution});
       }
       // endregion: scalar-walk-checks
       // Add, never assign: each operand use is its own path to the parent.
@@ -269,7 +277,9 @@ BackwardPass Scalar::backward_with_seed(double seed) {
     if (node.gradient) {
       const double stored = *node.gradient + adjoint[index];
       if (!std::isfinite(stored)) {
-        throw ScalarError::non_finite_accumulated_gradient(index, *node.gradient, adjoint[index]);
+        throw ScalarError(
+            ScalarErrorKind::NonFiniteAccumulatedGradient,
+            {.node = index, .stored = *node.gradient, .pass_adjoint = adjoint[index]});
       }
       record.pass_adjoint = adjoint[index];
       record.stored_gradient = stored;
@@ -319,107 +329,22 @@ std::string_view scalar_operation_name(ScalarOperation operation) {
   return "unknown";
 }
 
-std::string_view scalar_error_kind_name(ScalarErrorKind kind) {
-  switch (kind) {
-    case ScalarErrorKind::NonFiniteLeaf:
-      return "non-finite-leaf";
-    case ScalarErrorKind::NonFiniteResult:
-      return "non-finite-result";
-    case ScalarErrorKind::UntrackedOutput:
-      return "untracked-output";
-    case ScalarErrorKind::NonFiniteSeed:
-      return "non-finite-seed";
-    case ScalarErrorKind::NonFiniteContribution:
-      return "non-finite-contribution";
-    case ScalarErrorKind::NonFinitePassAdjoint:
-      return "non-finite-pass-adjoint";
-    case ScalarErrorKind::NonFiniteAccumulatedGradient:
-      return "non-finite-accumulated-gradient";
-  }
-  return "unknown";
-}
-
 // region: scalar-error-messages
-namespace {
-
-std::string operation_text(ScalarOperation operation) {
-  return std::string(scalar_operation_name(operation));
-}
-
-}  // namespace
-
-ScalarError::ScalarError(ScalarErrorKind kind, const std::string& message)
-    : Error("scalar-tape", scalar_error_kind_name(kind), message), kind_(kind) {}
-
-ScalarError ScalarError::non_finite_leaf(ScalarOperation operation, double value) {
-  ScalarError error(ScalarErrorKind::NonFiniteLeaf, operation_text(operation) + " scalar value " +
-                                                        format_shortest(value) + " must be finite");
-  error.operation_ = operation;
-  error.value_ = value;
-  return error;
-}
-
-ScalarError ScalarError::non_finite_result(ScalarOperation operation, double value) {
-  ScalarError error(
-      ScalarErrorKind::NonFiniteResult,
-      operation_text(operation) + " produced non-finite scalar value " + format_shortest(value));
-  error.operation_ = operation;
-  error.value_ = value;
-  return error;
-}
-
-ScalarError ScalarError::untracked_output(ScalarOperation operation) {
-  ScalarError error(ScalarErrorKind::UntrackedOutput,
-                    "cannot backpropagate from untracked " + operation_text(operation) + " output");
-  error.operation_ = operation;
-  return error;
-}
-
-ScalarError ScalarError::non_finite_seed(double seed) {
-  ScalarError error(ScalarErrorKind::NonFiniteSeed,
-                    "backward seed " + format_shortest(seed) + " must be finite");
-  error.seed_ = seed;
-  return error;
-}
-
-ScalarError ScalarError::non_finite_contribution(std::size_t child, std::size_t parent,
-                                                 std::size_t operand, double upstream,
-                                                 double local_derivative) {
-  ScalarError error(
-      ScalarErrorKind::NonFiniteContribution,
-      "edge " + std::to_string(operand) + " from topology node " + std::to_string(child) + " to " +
-          std::to_string(parent) + " produced a non-finite contribution from upstream " +
-          format_shortest(upstream) + " and local derivative " + format_shortest(local_derivative));
-  error.child_ = child;
-  error.parent_ = parent;
-  error.operand_ = operand;
-  error.upstream_ = upstream;
-  error.local_derivative_ = local_derivative;
-  return error;
-}
-
-ScalarError ScalarError::non_finite_pass_adjoint(std::size_t node, double previous,
-                                                 double contribution) {
-  ScalarError error(ScalarErrorKind::NonFinitePassAdjoint,
-                    "topology node " + std::to_string(node) + " cannot accumulate pass adjoint " +
-                        format_shortest(previous) + " plus contribution " +
-                        format_shortest(contribution));
-  error.node_ = node;
-  error.previous_ = previous;
-  error.contribution_ = contribution;
-  return error;
-}
-
-ScalarError ScalarError::non_finite_accumulated_gradient(std::size_t node, double stored,
-                                                         double pass_adjoint) {
-  ScalarError error(ScalarErrorKind::NonFiniteAccumulatedGradient,
-                    "topology node " + std::to_string(node) +
-                        " cannot accumulate stored gradient " + format_shortest(stored) +
-                        " plus pass adjoint " + format_shortest(pass_adjoint));
-  error.node_ = node;
-  error.stored_ = stored;
-  error.pass_adjoint_ = pass_adjoint;
-  return error;
+std::string ScalarErrorTraits::field_text(const Evidence& evidence, std::string_view field) {
+  if (field == "operation") return std::string(scalar_operation_name(evidence.operation));
+  if (field == "value") return format_shortest(evidence.value);
+  if (field == "seed") return format_shortest(evidence.seed);
+  if (field == "child") return std::to_string(evidence.child);
+  if (field == "parent") return std::to_string(evidence.parent);
+  if (field == "operand") return std::to_string(evidence.operand);
+  if (field == "upstream") return format_shortest(evidence.upstream);
+  if (field == "local_derivative") return format_shortest(evidence.local_derivative);
+  if (field == "node") return std::to_string(evidence.node);
+  if (field == "previous") return format_shortest(evidence.previous);
+  if (field == "contribution") return format_shortest(evidence.contribution);
+  if (field == "stored") return format_shortest(evidence.stored);
+  if (field == "pass_adjoint") return format_shortest(evidence.pass_adjoint);
+  error_detail::unknown_field(area, field);
 }
 // endregion: scalar-error-messages
 

@@ -13,6 +13,7 @@
 // tape of chapter 15 keeps exactly these rules with tensor-valued nodes.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -55,8 +56,53 @@ enum class ScalarErrorKind {
 };
 // endregion: scalar-error-kind-enum
 
-/// Stable kebab-case name of a kind, e.g. `non-finite-seed`.
-std::string_view scalar_error_kind_name(ScalarErrorKind kind);
+/// The offending values of a ScalarError; each kind fills the fields listed
+/// beside it and leaves the others zero.
+struct ScalarErrorEvidence {
+  /// Offending operation (NonFiniteLeaf, NonFiniteResult, UntrackedOutput).
+  ScalarOperation operation = ScalarOperation::Parameter;
+  double value = 0.0;       ///< offending primal value (NonFiniteLeaf, NonFiniteResult)
+  double seed = 0.0;        ///< offending seed (NonFiniteSeed)
+  std::size_t child = 0;    ///< topology index of the consuming result (NonFiniteContribution)
+  std::size_t parent = 0;   ///< topology index of the operand node (NonFiniteContribution)
+  std::size_t operand = 0;  ///< operand slot of the edge, 0 = left (NonFiniteContribution)
+  double upstream = 0.0;    ///< pass adjoint of the consuming result (NonFiniteContribution)
+  double local_derivative = 0.0;  ///< local derivative stored on the edge (NonFiniteContribution)
+  /// Topology index of the node that could not accumulate (NonFinitePassAdjoint,
+  /// NonFiniteAccumulatedGradient).
+  std::size_t node = 0;
+  double previous = 0.0;      ///< pass adjoint before the rejected addition (NonFinitePassAdjoint)
+  double contribution = 0.0;  ///< finite contribution whose addition overflowed
+  double stored = 0.0;        ///< stored gradient before the rejected commit
+  double pass_adjoint = 0.0;  ///< completed pass adjoint of that node
+};
+
+/// The `scalar-tape` area: each kind's stable name and message, in enum order.
+struct ScalarErrorTraits {
+  using Kind = ScalarErrorKind;                            ///< the area's kinds
+  using Evidence = ScalarErrorEvidence;                    ///< the offending values
+  static constexpr std::string_view area = "scalar-tape";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
+  static constexpr std::array<ErrorKindSpec<Kind>, 7> kinds{{
+      {Kind::NonFiniteLeaf, "non-finite-leaf", "{operation} scalar value {value} must be finite"},
+      {Kind::NonFiniteResult, "non-finite-result",
+       "{operation} produced non-finite scalar value {value}"},
+      {Kind::UntrackedOutput, "untracked-output",
+       "cannot backpropagate from untracked {operation} output"},
+      {Kind::NonFiniteSeed, "non-finite-seed", "backward seed {seed} must be finite"},
+      {Kind::NonFiniteContribution, "non-finite-contribution",
+       "edge {operand} from topology node {child} to {parent} produced a non-finite contribution "
+       "from upstream {upstream} and local derivative {local_derivative}"},
+      {Kind::NonFinitePassAdjoint, "non-finite-pass-adjoint",
+       "topology node {node} cannot accumulate pass adjoint {previous} plus contribution "
+       "{contribution}"},
+      {Kind::NonFiniteAccumulatedGradient, "non-finite-accumulated-gradient",
+       "topology node {node} cannot accumulate stored gradient {stored} plus pass adjoint "
+       "{pass_adjoint}"},
+  }};
+  /// A field as the message prints it.
+  static std::string field_text(const Evidence& evidence, std::string_view field);
+};
 
 /// An error from scalar graph construction or backpropagation (area `scalar-tape`).
 ///
@@ -64,66 +110,40 @@ std::string_view scalar_error_kind_name(ScalarErrorKind kind);
 /// Topology indices count nodes in the result-last order of the failed pass.
 /// Every throw happens while validating, so stored gradients, values and graph
 /// state are bit-for-bit what they were before the call.
-class ScalarError : public Error {
+class ScalarError : public KindedError<ScalarErrorTraits> {
  public:
-  ScalarErrorKind kind() const noexcept { return kind_; }
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw ScalarError(ScalarErrorKind::..., {.field = value});`
+  explicit ScalarError(ScalarErrorKind kind, ScalarErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
+
   /// Offending operation (NonFiniteLeaf, NonFiniteResult, UntrackedOutput).
-  ScalarOperation operation() const noexcept { return operation_; }
+  ScalarOperation operation() const noexcept { return evidence().operation; }
   /// Offending primal value (NonFiniteLeaf, NonFiniteResult).
-  double value() const noexcept { return value_; }
+  double value() const noexcept { return evidence().value; }
   /// Offending seed (NonFiniteSeed).
-  double seed() const noexcept { return seed_; }
+  double seed() const noexcept { return evidence().seed; }
   /// Topology index of the consuming result (NonFiniteContribution).
-  std::size_t child() const noexcept { return child_; }
+  std::size_t child() const noexcept { return evidence().child; }
   /// Topology index of the operand node (NonFiniteContribution).
-  std::size_t parent() const noexcept { return parent_; }
+  std::size_t parent() const noexcept { return evidence().parent; }
   /// Operand slot of the edge, 0 for the left operand (NonFiniteContribution).
-  std::size_t operand() const noexcept { return operand_; }
+  std::size_t operand() const noexcept { return evidence().operand; }
   /// Pass adjoint of the consuming result (NonFiniteContribution).
-  double upstream() const noexcept { return upstream_; }
+  double upstream() const noexcept { return evidence().upstream; }
   /// Local derivative stored on the edge (NonFiniteContribution).
-  double local_derivative() const noexcept { return local_derivative_; }
+  double local_derivative() const noexcept { return evidence().local_derivative; }
   /// Topology index of the node that could not accumulate
   /// (NonFinitePassAdjoint, NonFiniteAccumulatedGradient).
-  std::size_t node() const noexcept { return node_; }
+  std::size_t node() const noexcept { return evidence().node; }
   /// Pass adjoint before the rejected addition (NonFinitePassAdjoint).
-  double previous() const noexcept { return previous_; }
+  double previous() const noexcept { return evidence().previous; }
   /// Finite contribution whose addition overflowed (NonFinitePassAdjoint).
-  double contribution() const noexcept { return contribution_; }
+  double contribution() const noexcept { return evidence().contribution; }
   /// Stored gradient before the rejected commit (NonFiniteAccumulatedGradient).
-  double stored() const noexcept { return stored_; }
+  double stored() const noexcept { return evidence().stored; }
   /// Completed pass adjoint of that node (NonFiniteAccumulatedGradient).
-  double pass_adjoint() const noexcept { return pass_adjoint_; }
-
-  static ScalarError non_finite_leaf(ScalarOperation operation, double value);
-  static ScalarError non_finite_result(ScalarOperation operation, double value);
-  static ScalarError untracked_output(ScalarOperation operation);
-  static ScalarError non_finite_seed(double seed);
-  static ScalarError non_finite_contribution(std::size_t child, std::size_t parent,
-                                             std::size_t operand, double upstream,
-                                             double local_derivative);
-  static ScalarError non_finite_pass_adjoint(std::size_t node, double previous,
-                                             double contribution);
-  static ScalarError non_finite_accumulated_gradient(std::size_t node, double stored,
-                                                     double pass_adjoint);
-
- private:
-  ScalarError(ScalarErrorKind kind, const std::string& message);
-
-  ScalarErrorKind kind_;
-  ScalarOperation operation_ = ScalarOperation::Parameter;
-  double value_ = 0.0;
-  double seed_ = 0.0;
-  std::size_t child_ = 0;
-  std::size_t parent_ = 0;
-  std::size_t operand_ = 0;
-  double upstream_ = 0.0;
-  double local_derivative_ = 0.0;
-  std::size_t node_ = 0;
-  double previous_ = 0.0;
-  double contribution_ = 0.0;
-  double stored_ = 0.0;
-  double pass_adjoint_ = 0.0;
+  double pass_adjoint() const noexcept { return evidence().pass_adjoint; }
 };
 // endregion: scalar-error-kinds
 
@@ -131,9 +151,9 @@ class ScalarError : public Error {
 /// One node of a completed reverse pass, in result-last topological order.
 struct BackwardNode {
   std::size_t topology_index;  ///< position in the pass topology; the output is last
-  ScalarOperation operation;
-  double value;  ///< primal value from the forward evaluation
-  bool tracked;
+  ScalarOperation operation;   ///< the operation that produced the node
+  double value;                ///< primal value from the forward evaluation
+  bool tracked;                ///< whether the node has a stored gradient
   /// The fresh pass-local adjoint: seed times d(output)/d(node). Empty when untracked.
   std::optional<double> pass_adjoint;
   /// The stored gradient after this pass was committed. Empty when untracked.
@@ -157,9 +177,9 @@ struct BackwardEdge {
 /// The record of one committed reverse pass: its seed, every node of the
 /// topology and every operand edge in reverse processing order.
 struct BackwardPass {
-  double seed;
-  std::vector<BackwardNode> nodes;
-  std::vector<BackwardEdge> edges;
+  double seed;                      ///< the value installed at the output
+  std::vector<BackwardNode> nodes;  ///< the topology, result last
+  std::vector<BackwardEdge> edges;  ///< every operand use, in processing order
 };
 // endregion: scalar-backward-record
 
@@ -205,8 +225,11 @@ class Scalar {
   /// stop here, and nothing reaches this node's ancestors through the copy.
   Scalar detach() const;
 
+  /// The primal value computed when the node was made.
   double value() const noexcept;
+  /// The operation that produced the node.
   ScalarOperation operation() const noexcept;
+  /// Whether the node has a stored gradient (parameters and their descendants).
   bool tracks_gradient() const noexcept;
   /// The stored gradient accumulated by committed passes; empty when untracked.
   std::optional<double> gradient() const noexcept;

@@ -26,7 +26,7 @@ namespace llm {
 // region: softmax-op-names
 /// The operation names traces and errors print for softmax() and causal_softmax().
 inline constexpr TensorOperation kSoftmax{"softmax"};
-inline constexpr TensorOperation kCausalSoftmax{"causal_softmax"};
+inline constexpr TensorOperation kCausalSoftmax{"causal_softmax"};  ///< softmax under a causal mask
 // endregion: softmax-op-names
 
 // region: softmax-op-declarations

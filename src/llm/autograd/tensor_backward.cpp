@@ -141,14 +141,25 @@ void TensorValue::ReversePass::check_contribution(std::size_t child, std::size_t
   const Node& node = *order_[child];
   const Shape& parent_shape = order_[parent]->value.shape();
   if (contribution.shape() != parent_shape) {
-    throw TensorAutodiffError::contribution_shape_mismatch(
-        node.operation, child, node.label, parent, slot, contribution.shape(), parent_shape);
+    throw TensorAutodiffError(TensorAutodiffErrorKind::ContributionShapeMismatch,
+                              {.operation = node.operation,
+                               .node = child,
+                               .label = node.label,
+                               .parent = parent,
+                               .operand = slot,
+                               .shape = contribution.shape(),
+                               .expected_shape = parent_shape});
   }
   const TensorView view = contribution.view();
   if (auto index = tape_detail::first_non_finite(view)) {
-    throw TensorAutodiffError::non_finite_contribution(
-        node.operation, child, node.label, parent, slot,
-        coordinate_from_offset(parent_shape, *index), tape_detail::element_at(view, *index));
+    throw TensorAutodiffError(TensorAutodiffErrorKind::NonFiniteContribution,
+                              {.operation = node.operation,
+                               .node = child,
+                               .label = node.label,
+                               .parent = parent,
+                               .operand = slot,
+                               .coordinate = coordinate_from_offset(parent_shape, *index),
+                               .value = tape_detail::element_at(view, *index)});
   }
 }
 
@@ -172,22 +183,26 @@ void TensorValue::ReversePass::accumulate(std::size_t node, SharedTensor contrib
   const double* previous_values = previous.storage().data();
   const double* term_values = terms.storage().data();
   std::size_t index = 0;  // row-major position, for the error's coordinate
-  for_each_offset<3>(previous.shape(), {dense, previous.strides(), terms.strides()},
-                     {0, previous.offset(), terms.offset()},
-                     [&](const std::array<std::size_t, 3>& at) {
-                       const double before = previous_values[at[1]];
-                       const double term = term_values[at[2]];
-                       const double sum = before + term;
-                       // region: pass-adjoint-finite-check
-                       if (!std::isfinite(sum)) {
-                         throw TensorAutodiffError::non_finite_pass_adjoint(
-                             order_[node]->operation, node, order_[node]->label,
-                             coordinate_from_offset(previous.shape(), index), before, term);
-                       }
-                       // endregion: pass-adjoint-finite-check
-                       sums[at[0]] = sum;  // pass-local: a later throw discards it with the pass
-                       ++index;
-                     });
+  for_each_offset<3>(
+      previous.shape(), {dense, previous.strides(), terms.strides()},
+      {0, previous.offset(), terms.offset()}, [&](const std::array<std::size_t, 3>& at) {
+        const double before = previous_values[at[1]];
+        const double term = term_values[at[2]];
+        const double sum = before + term;
+        // region: pass-adjoint-finite-check
+        if (!std::isfinite(sum)) {
+          throw TensorAutodiffError(TensorAutodiffErrorKind::NonFinitePassAdjoint,
+                                    {.operation = order_[node]->operation,
+                                     .node = node,
+                                     .label = order_[node]->label,
+                                     .coordinate = coordinate_from_offset(previous.shape(), index),
+                                     .value = before,
+                                     .other_value = term});
+        }
+        // endregion: pass-adjoint-finite-check
+        sums[at[0]] = sum;  // pass-local: a later throw discards it with the pass
+        ++index;
+      });
   if (!in_place) adjoint = SharedTensor(std::move(fresh));
 }
 // endregion: tensor-reverse-pass
@@ -206,9 +221,13 @@ void TensorValue::ReversePass::validate_gradients() const {
     for_each_offset<1>(adjoint.shape(), {adjoint.strides()}, {adjoint.offset()},
                        [&](const std::array<std::size_t, 1>& at) {
                          if (!std::isfinite(stored[index] + terms[at[0]])) {
-                           throw TensorAutodiffError::non_finite_accumulated_gradient(
-                               position, node.label, coordinate_from_offset(adjoint.shape(), index),
-                               stored[index], terms[at[0]]);
+                           throw TensorAutodiffError(
+                               TensorAutodiffErrorKind::NonFiniteAccumulatedGradient,
+                               {.node = position,
+                                .label = node.label,
+                                .coordinate = coordinate_from_offset(adjoint.shape(), index),
+                                .value = stored[index],
+                                .other_value = terms[at[0]]});
                          }
                          ++index;
                        });
@@ -246,16 +265,22 @@ void TensorValue::ReversePass::commit() noexcept {
 
 // region: tensor-pass-validation
 void TensorValue::ReversePass::validate_request() const {
-  if (!output_.tracked) throw TensorAutodiffError::untracked_output(output_.operation);
+  if (!output_.tracked)
+    throw TensorAutodiffError(TensorAutodiffErrorKind::UntrackedOutput,
+                              {.operation = output_.operation});
   const Shape& output_shape = output_.value.shape();
   if (seed_.shape() != output_shape) {
-    throw TensorAutodiffError::seed_shape_mismatch(output_.operation, seed_.shape(), output_shape);
+    throw TensorAutodiffError(
+        TensorAutodiffErrorKind::SeedShapeMismatch,
+        {.operation = output_.operation, .shape = seed_.shape(), .expected_shape = output_shape});
   }
   const TensorView seed = seed_.view();
   if (auto index = tape_detail::first_non_finite(seed)) {
-    throw TensorAutodiffError::non_finite_seed(output_.operation, seed_.shape(),
-                                               coordinate_from_offset(seed_.shape(), *index),
-                                               tape_detail::element_at(seed, *index));
+    throw TensorAutodiffError(TensorAutodiffErrorKind::NonFiniteSeed,
+                              {.operation = output_.operation,
+                               .shape = seed_.shape(),
+                               .coordinate = coordinate_from_offset(seed_.shape(), *index),
+                               .value = tape_detail::element_at(seed, *index)});
   }
 }
 
@@ -267,14 +292,21 @@ void TensorValue::ReversePass::validate_graph() const {
   for (std::size_t child = order_.size(); child-- > 0;) {
     const Node& node = *order_[child];
     if (node.released) {
-      throw TensorAutodiffError::released_graph(node.operation, node.released_index, node.label);
+      throw TensorAutodiffError(
+          TensorAutodiffErrorKind::ReleasedGraph,
+          {.operation = node.operation, .node = node.released_index, .label = node.label});
     }
     for (std::size_t slot = 0; slot < node.operands.size(); ++slot) {
       const Node::Edge& edge = node.operands[slot];
       if (edge.version != edge.parent->version) {
-        throw TensorAutodiffError::stale_operand(node.operation, child, node.label,
-                                                 index_.at(edge.parent.get()), slot, edge.version,
-                                                 edge.parent->version);
+        throw TensorAutodiffError(TensorAutodiffErrorKind::StaleOperand,
+                                  {.operation = node.operation,
+                                   .node = child,
+                                   .label = node.label,
+                                   .parent = index_.at(edge.parent.get()),
+                                   .operand = slot,
+                                   .recorded_version = edge.version,
+                                   .current_version = edge.parent->version});
       }
     }
   }
@@ -305,9 +337,12 @@ void TensorValue::ReversePass::record_nodes(TensorBackwardTrace& trace) const {
 
 // region: tensor-backward-entry-points
 void TensorValue::require_scalar_output() const {
-  if (!node_->tracked) throw TensorAutodiffError::untracked_output(node_->operation);
+  if (!node_->tracked)
+    throw TensorAutodiffError(TensorAutodiffErrorKind::UntrackedOutput,
+                              {.operation = node_->operation});
   if (node_->value.rank() != 0) {
-    throw TensorAutodiffError::non_scalar_output(node_->operation, node_->value.shape());
+    throw TensorAutodiffError(TensorAutodiffErrorKind::NonScalarOutput,
+                              {.operation = node_->operation, .shape = node_->value.shape()});
   }
 }
 

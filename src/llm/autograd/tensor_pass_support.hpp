@@ -13,6 +13,7 @@
 #include "llm/tensor/strided_walk.hpp"
 #include "llm/tensor/tensor.hpp"
 
+/// Element checks shared by the tensor tape's sources (internal to the tape).
 namespace llm::tape_detail {
 
 /// Whether a run of `count` values `step` apart holds a NaN or an infinity:

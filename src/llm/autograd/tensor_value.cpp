@@ -29,9 +29,11 @@ thread_local int no_grad_depth = 0;
 // Throws NonFiniteLeaf for the first non-finite element of a leaf value.
 void require_finite_leaf(TensorOperation operation, const Tensor& value) {
   if (auto offset = tape_detail::first_non_finite(value.view())) {
-    throw TensorAutodiffError::non_finite_leaf(operation, value.shape(),
-                                               coordinate_from_offset(value.shape(), *offset),
-                                               value.values()[*offset]);
+    throw TensorAutodiffError(TensorAutodiffErrorKind::NonFiniteLeaf,
+                              {.operation = operation,
+                               .shape = value.shape(),
+                               .coordinate = coordinate_from_offset(value.shape(), *offset),
+                               .value = value.values()[*offset]});
   }
 }
 
@@ -110,8 +112,11 @@ TensorValue TensorValue::constant(Tensor value) {
 TensorValue TensorValue::constant(SharedTensor value) {
   if (auto index = tape_detail::first_non_finite(value.view())) {
     const std::vector<std::size_t> coordinate = coordinate_from_offset(value.shape(), *index);
-    throw TensorAutodiffError::non_finite_leaf(TensorOperation::Constant, value.shape(), coordinate,
-                                               value.at(coordinate));
+    throw TensorAutodiffError(TensorAutodiffErrorKind::NonFiniteLeaf,
+                              {.operation = TensorOperation::Constant,
+                               .shape = value.shape(),
+                               .coordinate = coordinate,
+                               .value = value.at(coordinate)});
   }
   return TensorValue(std::make_shared<Node>(TensorOperation::Constant, std::move(value)));
 }
@@ -129,9 +134,11 @@ TensorValue record_operation(TensorOperation operation, SharedTensor value,
   // only come from a VJP or an accumulation, where the pass names it.
   // region: record-finite-check
   if (auto index = tape_detail::first_non_finite(value.view())) {
-    throw TensorAutodiffError::non_finite_result(operation, value.shape(),
-                                                 coordinate_from_offset(value.shape(), *index),
-                                                 tape_detail::element_at(value.view(), *index));
+    throw TensorAutodiffError(TensorAutodiffErrorKind::NonFiniteResult,
+                              {.operation = operation,
+                               .shape = value.shape(),
+                               .coordinate = coordinate_from_offset(value.shape(), *index),
+                               .value = tape_detail::element_at(value.view(), *index)});
   }
   // endregion: record-finite-check
   auto node = std::make_shared<TensorValue::Node>(operation, std::move(value));
@@ -175,7 +182,8 @@ Shape TensorValue::shape() const {
 double TensorValue::item() const {
   const SharedTensor& value = node_->value;
   if (value.size() != 1)
-    throw TensorAutodiffError::not_one_element(node_->operation, value.shape());
+    throw TensorAutodiffError(TensorAutodiffErrorKind::NotOneElement,
+                              {.operation = node_->operation, .shape = value.shape()});
   const std::vector<std::size_t> origin(value.rank(), 0);  // the one element
   return value.at(origin);
 }
@@ -231,27 +239,35 @@ void TensorValue::assign(Tensor value) {
 }
 
 PreparedAssignment TensorValue::prepare_assignment(Tensor value) const {
-  if (!is_parameter()) throw TensorAutodiffError::not_a_parameter(node_->operation);
+  if (!is_parameter())
+    throw TensorAutodiffError(TensorAutodiffErrorKind::NotAParameter,
+                              {.operation = node_->operation});
   if (value.shape() != node_->value.shape()) {
-    throw TensorAutodiffError::assign_shape_mismatch(value.shape(), node_->value.shape());
+    throw TensorAutodiffError(TensorAutodiffErrorKind::AssignShapeMismatch,
+                              {.shape = value.shape(), .expected_shape = node_->value.shape()});
   }
   require_finite_leaf(TensorOperation::Parameter, value);
   return PreparedAssignment(*this, SharedTensor(std::move(value)), std::nullopt);
 }
 
 PreparedAssignment TensorValue::prepare_restore(SharedTensor value, Tensor gradient) const {
-  if (!is_parameter()) throw TensorAutodiffError::not_a_parameter(node_->operation);
+  if (!is_parameter())
+    throw TensorAutodiffError(TensorAutodiffErrorKind::NotAParameter,
+                              {.operation = node_->operation});
   if (value.shape() != node_->value.shape()) {
-    throw TensorAutodiffError::assign_shape_mismatch(value.shape(), node_->value.shape());
+    throw TensorAutodiffError(TensorAutodiffErrorKind::AssignShapeMismatch,
+                              {.shape = value.shape(), .expected_shape = node_->value.shape()});
   }
   if (gradient.shape() != node_->value.shape()) {
-    throw TensorAutodiffError::assign_shape_mismatch(gradient.shape(), node_->value.shape());
+    throw TensorAutodiffError(TensorAutodiffErrorKind::AssignShapeMismatch,
+                              {.shape = gradient.shape(), .expected_shape = node_->value.shape()});
   }
   if (auto index = tape_detail::first_non_finite(value.view())) {
     std::vector<std::size_t> coordinate = coordinate_from_offset(value.shape(), *index);
     const double bad = value.at(coordinate);
-    throw TensorAutodiffError::non_finite_leaf(TensorOperation::Parameter, value.shape(),
-                                               std::move(coordinate), bad);
+    throw TensorAutodiffError(
+        TensorAutodiffErrorKind::NonFiniteLeaf,
+        {.shape = value.shape(), .coordinate = std::move(coordinate), .value = bad});
   }
   require_finite_leaf(TensorOperation::Parameter, gradient);
   return PreparedAssignment(*this, std::move(value), std::move(gradient));

@@ -27,6 +27,7 @@
 // docs/data-model.md. Shapes use the legend of src/llm/tensor/shape.hpp.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -55,6 +56,7 @@ class TensorOperation {
   constexpr explicit TensorOperation(std::string_view name) noexcept : name_(name) {}
   /// The stable, locale-neutral name, e.g. `mul` or `log_softmax`.
   constexpr std::string_view name() const noexcept { return name_; }
+  /// Equal when the names are equal.
   friend constexpr bool operator==(TensorOperation a, TensorOperation b) noexcept {
     return a.name_ == b.name_;
   }
@@ -134,95 +136,114 @@ enum class TensorAutodiffErrorKind {
   NotOneElement,                 ///< item() on a value with zero or several elements
 };
 
-/// Stable kebab-case name of a kind, e.g. `released-graph`.
-std::string_view tensor_autodiff_error_kind_name(TensorAutodiffErrorKind kind);
+/// The offending values of a TensorAutodiffError; a kind leaves the fields it
+/// does not use empty or zero.
+struct TensorAutodiffErrorEvidence {
+  /// The operation the message names (the consumer, the output or the leaf);
+  /// a parameter unless the kind names another.
+  TensorOperation operation = TensorOperation::Parameter;
+  /// Topological index (in the failing pass) of the node the message names;
+  /// for ReleasedGraph, the index the node had in the pass that released it.
+  std::size_t node = 0;
+  std::string label{};      ///< the label of that node (TensorValue::labeled), or empty
+  std::size_t parent = 0;   ///< topological index of the operand node of a failing edge
+  std::size_t operand = 0;  ///< operand slot of a failing edge (0 = left/first operand)
+  Shape shape{};            ///< the offending shape: seed, assigned value, output or contribution
+  Shape expected_shape{};   ///< the shape that was required
+  std::vector<std::size_t> coordinate{};  ///< coordinate of the first offending element
+  double value = 0.0;        ///< the offending value, or the stored/previous value of a failed sum
+  double other_value = 0.0;  ///< the second term of a failed sum (contribution or pass adjoint)
+  std::uint64_t recorded_version = 0;  ///< the operand version an edge recorded (StaleOperand)
+  std::uint64_t current_version = 0;   ///< the operand's version when the pass found it
+};
+
+/// The `tensor-tape` area: each kind's stable name and message, in enum order.
+struct TensorAutodiffErrorTraits {
+  using Kind = TensorAutodiffErrorKind;                    ///< the area's kinds
+  using Evidence = TensorAutodiffErrorEvidence;            ///< the offending values
+  static constexpr std::string_view area = "tensor-tape";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order. `{named_node}` is the
+  /// node's operation and index, with its label if it has one: `mean_axis node 7 ("loss")`.
+  static constexpr std::array<ErrorKindSpec<Kind>, 15> kinds{{
+      {Kind::NonFiniteLeaf, "non-finite-leaf",
+       "{operation} value {value} at coordinate {coordinate} of shape {shape} must be finite"},
+      {Kind::NonFiniteResult, "non-finite-result",
+       "{operation} produced non-finite value {value} at coordinate {coordinate} of shape {shape}"},
+      {Kind::UntrackedOutput, "untracked-output",
+       "cannot backpropagate from untracked {operation} output"},
+      {Kind::NonScalarOutput, "non-scalar-output",
+       "backward() seeds 1 only for a rank-zero output, but the {operation} output has shape "
+       "{shape}; pass a seed of that shape to backward_with_seed"},
+      {Kind::SeedShapeMismatch, "seed-shape-mismatch",
+       "backward seed shape {shape} does not match {operation} output shape {expected_shape}"},
+      {Kind::NonFiniteSeed, "non-finite-seed",
+       "backward seed value {value} at coordinate {coordinate} for the {operation} output must be "
+       "finite"},
+      {Kind::ReleasedGraph, "released-graph",
+       "cannot reverse {named_node}: an earlier backward pass released its saved context"},
+      {Kind::StaleOperand, "stale-operand",
+       "{named_node} recorded operand {operand} (node {parent}) at version {recorded_version}, but "
+       "that parameter was assigned since and is at version {current_version}"},
+      {Kind::NotAParameter, "not-a-parameter",
+       "assign() replaces parameter values only, not a {operation} value"},
+      {Kind::AssignShapeMismatch, "assign-shape-mismatch",
+       "assigned value of shape {shape} does not match parameter shape {expected_shape}"},
+      {Kind::ContributionShapeMismatch, "contribution-shape-mismatch",
+       "VJP of {named_node} for operand {operand} (node {parent}) returned shape {shape}, but the "
+       "operand has shape {expected_shape}"},
+      {Kind::NonFiniteContribution, "non-finite-contribution",
+       "VJP of {named_node} for operand {operand} (node {parent}) produced non-finite contribution "
+       "{value} at coordinate {coordinate}"},
+      {Kind::NonFinitePassAdjoint, "non-finite-pass-adjoint",
+       "{named_node} cannot accumulate pass adjoint {value} plus contribution {other_value} at "
+       "coordinate {coordinate}"},
+      {Kind::NonFiniteAccumulatedGradient, "non-finite-accumulated-gradient",
+       "{named_node} cannot accumulate stored gradient {value} plus pass adjoint {other_value} at "
+       "coordinate {coordinate}"},
+      {Kind::NotOneElement, "not-one-element",
+       "item() reads a value of exactly one element, but the {operation} value has shape {shape}"},
+  }};
+  /// A field as the message prints it, or `named_node`.
+  static std::string field_text(const Evidence& evidence, std::string_view field);
+};
 
 /// An error of the tensor tape (area `tensor-tape`). It is thrown only while
 /// validating, before any gradient, value or retention state changes: after
 /// it, every stored gradient, every value and every node's retention state is
 /// bit-for-bit as before the call. Fields a kind does not use are empty or zero.
-class TensorAutodiffError : public Error {
+class TensorAutodiffError : public KindedError<TensorAutodiffErrorTraits> {
  public:
-  TensorAutodiffErrorKind kind() const noexcept { return kind_; }
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw TensorAutodiffError(TensorAutodiffErrorKind::..., {.field = value});`
+  explicit TensorAutodiffError(TensorAutodiffErrorKind kind,
+                               TensorAutodiffErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
+
   /// The operation the message names (the consumer, the output or the leaf).
-  TensorOperation operation() const noexcept { return operation_; }
+  TensorOperation operation() const noexcept { return evidence().operation; }
   /// Topological index (in the failing pass) of the node the message names;
   /// for ReleasedGraph, the index the node had in the pass that released it.
-  std::size_t node() const noexcept { return node_; }
+  std::size_t node() const noexcept { return evidence().node; }
   /// The label of that node (TensorValue::labeled), empty if it has none.
-  const std::string& label() const noexcept { return label_; }
+  const std::string& label() const noexcept { return evidence().label; }
   /// Topological index of the operand node of a failing edge.
-  std::size_t parent() const noexcept { return parent_; }
+  std::size_t parent() const noexcept { return evidence().parent; }
   /// Operand slot of a failing edge (0 = left/first operand).
-  std::size_t operand() const noexcept { return operand_; }
+  std::size_t operand() const noexcept { return evidence().operand; }
   /// The offending shape: seed, assigned value, output or contribution.
-  const Shape& shape() const noexcept { return shape_; }
+  const Shape& shape() const noexcept { return evidence().shape; }
   /// The shape that was required.
-  const Shape& expected_shape() const noexcept { return expected_shape_; }
+  const Shape& expected_shape() const noexcept { return evidence().expected_shape; }
   /// Coordinate of the first offending element.
-  const std::vector<std::size_t>& coordinate() const noexcept { return coordinate_; }
+  const std::vector<std::size_t>& coordinate() const noexcept { return evidence().coordinate; }
   /// The offending value, or the stored/previous value of a failed sum.
-  double value() const noexcept { return value_; }
+  double value() const noexcept { return evidence().value; }
   /// The second term of a failed sum (contribution or pass adjoint).
-  double other_value() const noexcept { return other_value_; }
+  double other_value() const noexcept { return evidence().other_value; }
   /// The operand version an edge recorded (StaleOperand).
-  std::uint64_t recorded_version() const noexcept { return recorded_version_; }
+  std::uint64_t recorded_version() const noexcept { return evidence().recorded_version; }
   /// The operand's version when the pass found it (StaleOperand).
-  std::uint64_t current_version() const noexcept { return current_version_; }
-
-  static TensorAutodiffError non_finite_leaf(TensorOperation operation, Shape shape,
-                                             std::vector<std::size_t> coordinate, double value);
-  static TensorAutodiffError non_finite_result(TensorOperation operation, Shape shape,
-                                               std::vector<std::size_t> coordinate, double value);
-  static TensorAutodiffError untracked_output(TensorOperation operation);
-  static TensorAutodiffError non_scalar_output(TensorOperation operation, Shape shape);
-  static TensorAutodiffError seed_shape_mismatch(TensorOperation operation, Shape seed_shape,
-                                                 Shape output_shape);
-  static TensorAutodiffError non_finite_seed(TensorOperation operation, Shape shape,
-                                             std::vector<std::size_t> coordinate, double value);
-  static TensorAutodiffError released_graph(TensorOperation operation, std::size_t node,
-                                            std::string label);
-  static TensorAutodiffError stale_operand(TensorOperation operation, std::size_t node,
-                                           std::string label, std::size_t parent,
-                                           std::size_t operand, std::uint64_t recorded,
-                                           std::uint64_t current);
-  static TensorAutodiffError not_a_parameter(TensorOperation operation);
-  static TensorAutodiffError assign_shape_mismatch(Shape shape, Shape expected_shape);
-  static TensorAutodiffError contribution_shape_mismatch(TensorOperation operation,
-                                                         std::size_t node, std::string label,
-                                                         std::size_t parent, std::size_t operand,
-                                                         Shape shape, Shape expected_shape);
-  static TensorAutodiffError non_finite_contribution(TensorOperation operation, std::size_t node,
-                                                     std::string label, std::size_t parent,
-                                                     std::size_t operand,
-                                                     std::vector<std::size_t> coordinate,
-                                                     double value);
-  static TensorAutodiffError non_finite_pass_adjoint(TensorOperation operation, std::size_t node,
-                                                     std::string label,
-                                                     std::vector<std::size_t> coordinate,
-                                                     double previous, double contribution);
-  static TensorAutodiffError not_one_element(TensorOperation operation, Shape shape);
-  static TensorAutodiffError non_finite_accumulated_gradient(std::size_t node, std::string label,
-                                                             std::vector<std::size_t> coordinate,
-                                                             double stored, double pass_adjoint);
-
- private:
-  TensorAutodiffError(TensorAutodiffErrorKind kind, TensorOperation operation,
-                      const std::string& message);
-
-  TensorAutodiffErrorKind kind_;
-  TensorOperation operation_;
-  std::size_t node_ = 0;
-  std::string label_;
-  std::size_t parent_ = 0;
-  std::size_t operand_ = 0;
-  Shape shape_;
-  Shape expected_shape_;
-  std::vector<std::size_t> coordinate_;
-  double value_ = 0.0;
-  double other_value_ = 0.0;
-  std::uint64_t recorded_version_ = 0;
-  std::uint64_t current_version_ = 0;
+  std::uint64_t current_version() const noexcept { return evidence().current_version; }
 };
 // endregion: tensor-autodiff-errors
 
@@ -230,13 +251,13 @@ class TensorAutodiffError : public Error {
 /// One node of a traced reverse pass, in topological order (operands first,
 /// the output last).
 struct TensorTraceNode {
-  std::size_t index = 0;      ///< topological index in this pass
-  std::uint64_t node_id = 0;  ///< TensorValue::node_id() of the node
-  TensorOperation operation = TensorOperation::Constant;
-  std::string label;                   ///< TensorValue::label() of the node
-  Shape shape;                         ///< shape of the value
-  Tensor value;                        ///< the forward value (a row-major copy)
-  bool tracked = false;                ///< whether the node tracks a gradient
+  std::size_t index = 0;                                  ///< topological index in this pass
+  std::uint64_t node_id = 0;                              ///< TensorValue::node_id() of the node
+  TensorOperation operation = TensorOperation::Constant;  ///< what produced the node
+  std::string label;                                      ///< TensorValue::label() of the node
+  Shape shape;                                            ///< shape of the value
+  Tensor value;                                           ///< the forward value (a row-major copy)
+  bool tracked = false;                                   ///< whether the node tracks a gradient
   std::vector<std::size_t> operands;   ///< topological index of each operand slot
   std::optional<Tensor> pass_adjoint;  ///< bar(v) of this pass; absent if untracked
   std::optional<Tensor> gradient;      ///< stored gradient after the commit (parameters)
@@ -260,10 +281,10 @@ struct TensorTraceEdge {
 /// recomputes a VJP). Used by chapter 16 to read intermediate adjoints and by
 /// the figures of chapters 15 and 16.
 struct TensorBackwardTrace {
-  Tensor seed;  ///< S, shape of the output
-  Retention retention = Retention::Retain;
-  std::vector<TensorTraceNode> nodes;  ///< topological order, output last
-  std::vector<TensorTraceEdge> edges;  ///< reverse ledger
+  Tensor seed;                              ///< S, shape of the output
+  Retention retention = Retention::Retain;  ///< what the pass did with the graph
+  std::vector<TensorTraceNode> nodes;       ///< topological order, output last
+  std::vector<TensorTraceEdge> edges;       ///< reverse ledger
 
   /// The pass adjoint of the first tracked node in topological order that
   /// `operation` produced, or nullptr if there is none. The pointer is valid
@@ -315,10 +336,13 @@ class TensorValue {
   /// ([], [1], [1, 1]): a loss to print or log, e.g. `loss.item()`.
   /// @throws TensorAutodiffError NotOneElement naming the shape.
   double item() const;
+  /// The value's rank.
   std::size_t rank() const noexcept;
+  /// The operation that produced the node.
   TensorOperation operation() const noexcept;
   /// Whether gradients flow into this node (parameters and their descendants).
   bool tracks_gradient() const noexcept;
+  /// Whether the node is a parameter: a tracked leaf with a stored gradient.
   bool is_parameter() const noexcept;
   /// Whether a Release pass dropped this node's edges and saved context.
   bool is_released() const noexcept;

@@ -23,8 +23,11 @@ LanguageModelMetrics score_next_tokens(const BigramModel& model,
     for (std::size_t position = 0; position < documents[document].size(); ++position) {
       const TokenId token = documents[document][position];
       if (token >= model.vocabulary_size()) {
-        throw BigramError::token_out_of_range_in_document(model.vocabulary_size(), token, document,
-                                                          position);
+        throw BigramError(BigramErrorKind::TokenOutOfRange,
+                          {.vocabulary_size = model.vocabulary_size(),
+                           .token = token,
+                           .document = document,
+                           .position = position});
       }
     }
   }
@@ -106,7 +109,8 @@ PartitionScore score_unigram_partition(const BigramModel& model,
 BigramBaseline select_bigram_baseline(std::size_t vocabulary_size,
                                       const EncodedCorpusPartitions& partitions,
                                       std::span<const double> alphas) {
-  if (alphas.empty()) throw BigramError::empty_alpha_grid(vocabulary_size);
+  if (alphas.empty())
+    throw BigramError(BigramErrorKind::EmptyAlphaGrid, {.vocabulary_size = vocabulary_size});
   constexpr ScoredPartition kTrain = ScoredPartition::Train;
   constexpr ScoredPartition kValidation = ScoredPartition::Validation;
   std::vector<SmoothingCandidate> sweep;

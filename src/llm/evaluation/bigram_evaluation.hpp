@@ -86,7 +86,7 @@ BigramModel fit_bigram_on_training_partition(std::size_t vocabulary_size, double
 
 /// The metrics of one scored partition and how many documents it holds.
 struct PartitionScore {
-  ScoredPartition partition;
+  ScoredPartition partition;     ///< which partition was scored
   std::size_t document_count;    ///< documents in the partition
   LanguageModelMetrics metrics;  ///< over all their targets, pooled
 };
@@ -117,7 +117,7 @@ inline constexpr std::array<double, 10> kSmoothingGrid = {1.0,  0.5,  0.2,   0.1
 /// One candidate alpha: the bigram fitted on train with it, scored on both
 /// partitions it may read, and the same table read without context.
 struct SmoothingCandidate {
-  double alpha;
+  double alpha;                             ///< the smoothing amount tried
   LanguageModelMetrics train;               ///< the bigram on the documents it counted
   LanguageModelMetrics validation;          ///< the bigram on validation: what selects alpha
   LanguageModelMetrics unigram_validation;  ///< unigram_probability on the same targets

@@ -26,10 +26,10 @@ namespace llm {
 // region: model-score
 /// One model's score over the test targets, in nats.
 struct ModelScore {
-  double total_nll = 0.0;
-  std::size_t target_count = 0;
-  double mean_nll = 0.0;
-  double perplexity = 0.0;  ///< exp(mean_nll)
+  double total_nll = 0.0;        ///< the sum of -ln p over the targets
+  std::size_t target_count = 0;  ///< N, the targets scored
+  double mean_nll = 0.0;         ///< total_nll / N
+  double perplexity = 0.0;       ///< exp(mean_nll)
 };
 // endregion: model-score
 
@@ -37,20 +37,20 @@ struct ModelScore {
 /// What the one opening of the test gate measured.
 struct FinalEvaluationReport {
   std::vector<std::string> document_ids;  ///< test documents in first-seen order
-  std::size_t window_count = 0;
-  std::size_t batch_count = 0;
-  std::size_t target_count = 0;  ///< window target slots: every (window, position)
+  std::size_t window_count = 0;           ///< windows of the test epoch
+  std::size_t batch_count = 0;            ///< batches of the test epoch
+  std::size_t target_count = 0;           ///< window target slots: every (window, position)
   /// FNV-1a 64 over every row in batch order: document ID, 0xff, the
   /// window's start (u64 LE), then each (input, target) pair (u32 LE each).
   std::string window_slot_fingerprint;
   std::size_t document_transition_count = 0;  ///< distinct (document, target position)
   /// Entry m - 1: how many document transitions are scored by m windows.
   std::vector<std::size_t> transition_multiplicity_counts;
-  ModelScore model;
-  ModelScore baseline;
-  std::size_t recorded_graphs = 0;
-  bool parameters_unchanged = false;
-  bool gradients_unchanged = false;
+  ModelScore model;                   ///< the trained model's score
+  ModelScore baseline;                ///< the bigram baseline's score on the same targets
+  std::size_t recorded_graphs = 0;    ///< tape nodes the scoring recorded (0: no gradient)
+  bool parameters_unchanged = false;  ///< every parameter bit for bit as before
+  bool gradients_unchanged = false;   ///< every stored gradient bit for bit as before
 
   /// baseline.mean_nll - model.mean_nll (positive: the model is better).
   double gap() const noexcept { return baseline.mean_nll - model.mean_nll; }
@@ -68,7 +68,9 @@ class FinalEvaluator {
   /// second, unopened gate on the same data), only moved.
   FinalEvaluator(const FinalEvaluator&) = delete;
   FinalEvaluator& operator=(const FinalEvaluator&) = delete;
+  /// Takes over `other`'s gate and data.
   FinalEvaluator(FinalEvaluator&&) noexcept = default;
+  /// Takes over `other`'s gate and data.
   FinalEvaluator& operator=(FinalEvaluator&&) noexcept = default;
 
   /// Scores `model` and `baseline` on the test epoch, once. Checks the

@@ -40,9 +40,10 @@ struct FinalEvaluationErrorEvidence {
 
 /// The `final-evaluation` area: each kind's stable name and message, in enum order.
 struct FinalEvaluationErrorTraits {
-  using Kind = FinalEvaluationErrorKind;
-  using Evidence = FinalEvaluationErrorEvidence;
-  static constexpr std::string_view area = "final-evaluation";
+  using Kind = FinalEvaluationErrorKind;                        ///< the area's kinds
+  using Evidence = FinalEvaluationErrorEvidence;                ///< the offending values
+  static constexpr std::string_view area = "final-evaluation";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
   static constexpr std::array<ErrorKindSpec<Kind>, 9> kinds{{
       {Kind::WrongTestPartition, "wrong-test-partition",
        "the final evaluation needs the test partition, got {partition}"},
@@ -69,7 +70,11 @@ struct FinalEvaluationErrorTraits {
 /// An error of chapter 34's final evaluation (area `final-evaluation`).
 class FinalEvaluationError : public KindedError<FinalEvaluationErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw FinalEvaluationError(FinalEvaluationErrorKind::..., {.field = value});`
+  explicit FinalEvaluationError(FinalEvaluationErrorKind kind,
+                                FinalEvaluationErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 };
 
 }  // namespace llm

@@ -9,30 +9,10 @@
 
 namespace llm {
 
-std::string_view metric_error_kind_name(MetricErrorKind kind) {
-  switch (kind) {
-    case MetricErrorKind::EmptyTargets:
-      return "empty-targets";
-    case MetricErrorKind::InvalidProbability:
-      return "invalid-probability";
-  }
-  return "unknown";
-}
-
-MetricError::MetricError(MetricErrorKind kind, const std::string& message)
-    : Error("metrics", metric_error_kind_name(kind), message), kind_(kind) {}
-
-MetricError MetricError::empty_targets() {
-  return MetricError(MetricErrorKind::EmptyTargets, "assigned probabilities must not be empty");
-}
-
-MetricError MetricError::invalid_probability(std::size_t index, double probability) {
-  MetricError error(MetricErrorKind::InvalidProbability,
-                    "assigned probability at index " + std::to_string(index) +
-                        " must be finite and within [0, 1], got " + format_shortest(probability));
-  error.index_ = index;
-  error.probability_ = probability;
-  return error;
+std::string MetricErrorTraits::field_text(const Evidence& evidence, std::string_view field) {
+  if (field == "index") return std::to_string(evidence.index);
+  if (field == "probability") return format_shortest(evidence.probability);
+  error_detail::unknown_field(area, field);
 }
 
 namespace {
@@ -54,7 +34,8 @@ LanguageModelMetrics::LanguageModelMetrics(double total_nll, std::size_t target_
 // region: nll-accumulator
 void NllAccumulator::add(double probability) {
   if (!is_probability(probability)) {
-    throw MetricError::invalid_probability(target_count_, probability);
+    throw MetricError(MetricErrorKind::InvalidProbability,
+                      {.index = target_count_, .probability = probability});
   }
   // -ln p: 0 for p = 1, +inf for p = 0, and +inf stays +inf once reached.
   total_nll_ += -std::log(probability);
@@ -62,17 +43,18 @@ void NllAccumulator::add(double probability) {
 }
 
 LanguageModelMetrics NllAccumulator::finish() const {
-  if (target_count_ == 0) throw MetricError::empty_targets();
+  if (target_count_ == 0) throw MetricError(MetricErrorKind::EmptyTargets);
   return LanguageModelMetrics(total_nll_, target_count_);
 }
 // endregion: nll-accumulator
 
 // region: score-assigned-probabilities
 LanguageModelMetrics score_assigned_probabilities(std::span<const double> probabilities) {
-  if (probabilities.empty()) throw MetricError::empty_targets();
+  if (probabilities.empty()) throw MetricError(MetricErrorKind::EmptyTargets);
   for (std::size_t index = 0; index < probabilities.size(); ++index) {
     if (!is_probability(probabilities[index])) {
-      throw MetricError::invalid_probability(index, probabilities[index]);
+      throw MetricError(MetricErrorKind::InvalidProbability,
+                        {.index = index, .probability = probabilities[index]});
     }
   }
   NllAccumulator accumulator;

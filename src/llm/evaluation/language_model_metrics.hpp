@@ -17,6 +17,7 @@
 // the observed token impossible: its term, and the totals, are +infinity.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -33,30 +34,44 @@ enum class MetricErrorKind {
   InvalidProbability,  ///< a probability is NaN, infinite, below 0 or above 1
 };
 
-/// Stable kebab-case name of a kind, e.g. `invalid-probability`.
-std::string_view metric_error_kind_name(MetricErrorKind kind);
+/// The offending values of a MetricError; EmptyTargets leaves them zero.
+struct MetricErrorEvidence {
+  /// Zero-based index of the rejected probability among the scored targets.
+  std::size_t index = 0;
+  double probability = 0.0;  ///< the rejected probability itself, NaN included
+};
+
+/// The `metrics` area: each kind's stable name and message, in enum order.
+struct MetricErrorTraits {
+  using Kind = MetricErrorKind;                        ///< the area's kinds
+  using Evidence = MetricErrorEvidence;                ///< the offending values
+  static constexpr std::string_view area = "metrics";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
+  static constexpr std::array<ErrorKindSpec<Kind>, 2> kinds{{
+      {Kind::EmptyTargets, "empty-targets", "assigned probabilities must not be empty"},
+      {Kind::InvalidProbability, "invalid-probability",
+       "assigned probability at index {index} must be finite and within [0, 1], got "
+       "{probability}"},
+  }};
+  /// A field as the message prints it.
+  static std::string field_text(const Evidence& evidence, std::string_view field);
+};
 
 /// An error of the chapter 7 metrics. It is thrown while validating, before a
 /// probability is added, so an accumulator that throws keeps its total and
 /// count bit for bit. Fields a kind does not use are zero.
-class MetricError : public Error {
+class MetricError : public KindedError<MetricErrorTraits> {
  public:
-  MetricErrorKind kind() const noexcept { return kind_; }
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw MetricError(MetricErrorKind::..., {.field = value});`
+  explicit MetricError(MetricErrorKind kind, MetricErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
+
   /// Zero-based index of the rejected probability among the scored targets
   /// (InvalidProbability).
-  std::size_t index() const noexcept { return index_; }
+  std::size_t index() const noexcept { return evidence().index; }
   /// The rejected probability itself, NaN included (InvalidProbability).
-  double probability() const noexcept { return probability_; }
-
-  static MetricError empty_targets();
-  static MetricError invalid_probability(std::size_t index, double probability);
-
- private:
-  MetricError(MetricErrorKind kind, const std::string& message);
-
-  MetricErrorKind kind_;
-  std::size_t index_ = 0;
-  double probability_ = 0.0;
+  double probability() const noexcept { return evidence().probability; }
 };
 // endregion: metric-errors
 

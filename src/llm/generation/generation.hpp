@@ -22,9 +22,9 @@ namespace llm {
 // region: generation-config
 /// What one generation call may do.
 struct GenerationConfig {
-  SamplingPolicy policy = SamplingPolicy::greedy();
-  std::optional<TokenId> eos_token{};  ///< stop right after choosing this token
-  std::size_t max_new_tokens = 0;      ///< stop after this many tokens (0: none, no model call)
+  SamplingPolicy policy = SamplingPolicy::greedy();  ///< how each token is chosen
+  std::optional<TokenId> eos_token{};                ///< stop right after choosing this token
+  std::size_t max_new_tokens = 0;  ///< stop after this many tokens (0: none, no model call)
 };
 
 /// Why a generation call stopped.
@@ -41,23 +41,25 @@ std::string_view generation_stop_name(GenerationStop stop) noexcept;
 // region: generation-result
 /// One chosen token: the prefix length it was predicted from and the draw.
 struct GenerationStep {
-  std::size_t prefix_length = 0;  ///< tokens the model read before this choice
-  TokenId token_id = 0;
+  std::size_t prefix_length = 0;    ///< tokens the model read before this choice
+  TokenId token_id = 0;             ///< the token chosen
   std::optional<double> unit_draw;  ///< none for greedy
   double interval_start = 0.0;      ///< the chosen token's interval [start, end)
-  double interval_end = 1.0;
+  double interval_end = 1.0;        ///< the end of that interval
 
+  /// Field-by-field equality.
   bool operator==(const GenerationStep&) const = default;
 };
 
 /// Everything one generation call produced.
 struct GenerationResult {
-  std::vector<TokenId> prompt;
-  std::vector<TokenId> generated;
-  std::vector<GenerationStep> steps;  ///< one per generated token
-  GenerationStop stop = GenerationStop::TokenLimit;
-  std::size_t model_calls = 0;  ///< how often the logits callback ran
+  std::vector<TokenId> prompt;                       ///< the tokens given
+  std::vector<TokenId> generated;                    ///< the tokens chosen, in order
+  std::vector<GenerationStep> steps;                 ///< one per generated token
+  GenerationStop stop = GenerationStop::TokenLimit;  ///< why the call stopped
+  std::size_t model_calls = 0;                       ///< how often the logits callback ran
 
+  /// Field-by-field equality.
   bool operator==(const GenerationResult&) const = default;
 };
 // endregion: generation-result

@@ -46,6 +46,7 @@ class SamplingPolicy {
   /// k (1 for greedy).
   std::size_t top_k() const noexcept { return top_k_; }
 
+  /// Field-by-field equality.
   bool operator==(const SamplingPolicy&) const = default;
 
  private:
@@ -60,8 +61,8 @@ class SamplingPolicy {
 // region: sampling-distribution
 /// One vocabulary entry after ranking and normalizing.
 struct SamplingCandidate {
-  TokenId token_id = 0;
-  double logit = 0.0;
+  TokenId token_id = 0;      ///< the entry's token
+  double logit = 0.0;        ///< its logit
   std::size_t rank = 0;      ///< 1-based: descending logit, ties to the lower ID
   bool retained = false;     ///< rank <= k (greedy: rank 1)
   double probability = 0.0;  ///< 0 unless retained; may underflow to 0 even then
@@ -69,9 +70,9 @@ struct SamplingCandidate {
 
 /// The whole distribution one policy gives one logit row.
 struct SamplingDistribution {
-  SamplingPolicy policy = SamplingPolicy::greedy();
-  std::vector<SamplingCandidate> candidates;  ///< one per token, in token-ID order
-  std::vector<TokenId> retained_token_ids;    ///< the top k, in rank order
+  SamplingPolicy policy = SamplingPolicy::greedy();  ///< greedy, or temperature and top-k
+  std::vector<SamplingCandidate> candidates;         ///< one per token, in token-ID order
+  std::vector<TokenId> retained_token_ids;           ///< the top k, in rank order
 
   /// The tokens whose probability is > 0, in token-ID order.
   std::vector<TokenId> positive_support_token_ids() const;
@@ -84,16 +85,16 @@ struct SamplingDistribution {
 /// The chosen token and the half-open interval [start, end) of the
 /// cumulative distribution (token-ID order) that the draw fell in.
 struct SampledToken {
-  TokenId token_id = 0;
+  TokenId token_id = 0;             ///< the token chosen
   std::optional<double> unit_draw;  ///< u in [0, 1); none for greedy
-  double interval_start = 0.0;
-  double interval_end = 1.0;
+  double interval_start = 0.0;      ///< the start of its interval
+  double interval_end = 1.0;        ///< the end of its interval
 };
 
 /// A choice together with the distribution it was drawn from.
 struct SamplingDecision {
-  SampledToken sampled;
-  SamplingDistribution distribution;
+  SampledToken sampled;               ///< the token chosen
+  SamplingDistribution distribution;  ///< what it was drawn from
 };
 // endregion: sampled-token
 

@@ -47,9 +47,10 @@ struct SamplingErrorEvidence {
 // region: sampling-error-table
 /// The `sampling` area: each kind's stable name and message, in enum order.
 struct SamplingErrorTraits {
-  using Kind = SamplingErrorKind;
-  using Evidence = SamplingErrorEvidence;
-  static constexpr std::string_view area = "sampling";
+  using Kind = SamplingErrorKind;                       ///< the area's kinds
+  using Evidence = SamplingErrorEvidence;               ///< the offending values
+  static constexpr std::string_view area = "sampling";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
   static constexpr std::array<ErrorKindSpec<Kind>, 11> kinds{{
       {Kind::EmptyLogits, "empty-logits", "sampling needs at least one logit"},
       {Kind::VocabularyTooLarge, "vocabulary-too-large",
@@ -79,7 +80,10 @@ struct SamplingErrorTraits {
 /// `sampling`), thrown before any draw: the generator is unchanged.
 class SamplingError : public KindedError<SamplingErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw SamplingError(SamplingErrorKind::..., {.field = value});`
+  explicit SamplingError(SamplingErrorKind kind, SamplingErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 };
 
 }  // namespace llm

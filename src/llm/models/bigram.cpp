@@ -17,85 +17,16 @@ namespace llm {
 
 // --- Errors -------------------------------------------------------------------
 
-std::string_view bigram_error_kind_name(BigramErrorKind kind) {
-  switch (kind) {
-    case BigramErrorKind::EmptyVocabulary:
-      return "empty-vocabulary";
-    case BigramErrorKind::InvalidAlpha:
-      return "invalid-alpha";
-    case BigramErrorKind::TableTooLarge:
-      return "table-too-large";
-    case BigramErrorKind::TokenOutOfRange:
-      return "token-out-of-range";
-    case BigramErrorKind::InvalidDraw:
-      return "invalid-draw";
-    case BigramErrorKind::EmptyAlphaGrid:
-      return "empty-alpha-grid";
+std::string BigramErrorTraits::field_text(const Evidence& evidence, std::string_view field) {
+  if (field == "vocabulary_size") return std::to_string(evidence.vocabulary_size);
+  if (field == "alpha") return format_shortest(evidence.alpha);
+  if (field == "token_in_place") {  // a query names the token's role, a document its place
+    const std::string token = "token ID " + std::to_string(evidence.token);
+    if (!evidence.role.empty()) return evidence.role + " " + token;
+    return token + " at position " + std::to_string(evidence.position) + " of document " +
+           std::to_string(evidence.document);
   }
-  return "unknown";
-}
-
-BigramError::BigramError(BigramErrorKind kind, std::size_t vocabulary_size,
-                         const std::string& message)
-    : Error("bigram", bigram_error_kind_name(kind), message),
-      kind_(kind),
-      vocabulary_size_(vocabulary_size) {}
-
-BigramError BigramError::empty_vocabulary() {
-  return BigramError(BigramErrorKind::EmptyVocabulary, 0,
-                     "a bigram model needs a vocabulary of at least one token, but V = 0");
-}
-
-BigramError BigramError::invalid_alpha(std::size_t vocabulary_size, double alpha) {
-  BigramError error(BigramErrorKind::InvalidAlpha, vocabulary_size,
-                    "the smoothing amount alpha must be finite and positive with a finite "
-                    "alpha * V, but alpha = " +
-                        format_shortest(alpha) + " for V = " + std::to_string(vocabulary_size));
-  error.alpha_ = alpha;
-  return error;
-}
-
-BigramError BigramError::table_too_large(std::size_t vocabulary_size) {
-  return BigramError(BigramErrorKind::TableTooLarge, vocabulary_size,
-                     "the [V, V] count table for V = " + std::to_string(vocabulary_size) +
-                         " does not fit in memory");
-}
-
-BigramError BigramError::token_out_of_range_in_document(std::size_t vocabulary_size, TokenId token,
-                                                        std::size_t document,
-                                                        std::size_t position) {
-  BigramError error(BigramErrorKind::TokenOutOfRange, vocabulary_size,
-                    "token ID " + std::to_string(token) + " at position " +
-                        std::to_string(position) + " of document " + std::to_string(document) +
-                        " is outside the vocabulary of " + std::to_string(vocabulary_size) +
-                        " tokens");
-  error.token_ = token;
-  error.document_ = document;
-  error.position_ = position;
-  return error;
-}
-
-BigramError BigramError::token_out_of_range_in_query(std::size_t vocabulary_size, TokenId token,
-                                                     std::string_view role) {
-  BigramError error(BigramErrorKind::TokenOutOfRange, vocabulary_size,
-                    std::string(role) + " token ID " + std::to_string(token) +
-                        " is outside the vocabulary of " + std::to_string(vocabulary_size) +
-                        " tokens");
-  error.token_ = token;
-  return error;
-}
-
-BigramError BigramError::invalid_draw(std::size_t vocabulary_size, double unit) {
-  BigramError error(BigramErrorKind::InvalidDraw, vocabulary_size,
-                    "a sampling draw must lie in [0, 1), but it is " + format_shortest(unit));
-  error.alpha_ = unit;
-  return error;
-}
-
-BigramError BigramError::empty_alpha_grid(std::size_t vocabulary_size) {
-  return BigramError(BigramErrorKind::EmptyAlphaGrid, vocabulary_size,
-                     "choosing the smoothing amount needs at least one candidate alpha, but the "
-                     "grid is empty");
+  error_detail::unknown_field(area, field);
 }
 
 // --- Fitting ------------------------------------------------------------------
@@ -104,20 +35,23 @@ BigramError BigramError::empty_alpha_grid(std::size_t vocabulary_size) {
 BigramModel BigramModel::fit(std::size_t vocabulary_size, double alpha,
                              std::span<const std::span<const TokenId>> training_documents) {
   // region: bigram-fit-validation
-  if (vocabulary_size == 0) throw BigramError::empty_vocabulary();
+  if (vocabulary_size == 0) throw BigramError(BigramErrorKind::EmptyVocabulary);
   const double smoothing_mass = alpha * static_cast<double>(vocabulary_size);
   if (!std::isfinite(alpha) || alpha <= 0.0 || !std::isfinite(smoothing_mass)) {
-    throw BigramError::invalid_alpha(vocabulary_size, alpha);
+    throw BigramError(BigramErrorKind::InvalidAlpha,
+                      {.vocabulary_size = vocabulary_size, .alpha = alpha});
   }
   if (vocabulary_size > std::numeric_limits<std::size_t>::max() / vocabulary_size) {
-    throw BigramError::table_too_large(vocabulary_size);
+    throw BigramError(BigramErrorKind::TableTooLarge, {.vocabulary_size = vocabulary_size});
   }
   for (std::size_t document = 0; document < training_documents.size(); ++document) {
     const std::span<const TokenId> tokens = training_documents[document];
     for (std::size_t position = 0; position < tokens.size(); ++position) {
       if (tokens[position] >= vocabulary_size) {
-        throw BigramError::token_out_of_range_in_document(vocabulary_size, tokens[position],
-                                                          document, position);
+        throw BigramError(BigramErrorKind::TokenOutOfRange, {.vocabulary_size = vocabulary_size,
+                                                             .token = tokens[position],
+                                                             .document = document,
+                                                             .position = position});
       }
     }
   }
@@ -125,9 +59,9 @@ BigramModel BigramModel::fit(std::size_t vocabulary_size, double alpha,
   try {
     counts.assign(vocabulary_size * vocabulary_size, 0);
   } catch (const std::bad_alloc&) {
-    throw BigramError::table_too_large(vocabulary_size);
+    throw BigramError(BigramErrorKind::TableTooLarge, {.vocabulary_size = vocabulary_size});
   } catch (const std::length_error&) {  // more cells than a vector can hold
-    throw BigramError::table_too_large(vocabulary_size);
+    throw BigramError(BigramErrorKind::TableTooLarge, {.vocabulary_size = vocabulary_size});
   }
   std::vector<std::uint64_t> row_totals(vocabulary_size, 0);
   std::vector<std::uint64_t> column_totals(vocabulary_size, 0);
@@ -174,7 +108,9 @@ BigramModel::BigramModel(std::size_t vocabulary_size, double alpha,
 
 std::size_t BigramModel::checked_index(TokenId token, std::string_view role) const {
   if (token >= vocabulary_size_) {
-    throw BigramError::token_out_of_range_in_query(vocabulary_size_, token, role);
+    throw BigramError(
+        BigramErrorKind::TokenOutOfRange,
+        {.vocabulary_size = vocabulary_size_, .token = token, .role = std::string(role)});
   }
   return token;
 }
@@ -270,7 +206,9 @@ double BigramModel::unigram_probability(TokenId next) const {
 // region: bigram-sampling
 TokenId BigramModel::sample_next_token(TokenId from, double unit) const {
   const std::span<const std::uint64_t> row = counts_row(from);
-  if (!(unit >= 0.0 && unit < 1.0)) throw BigramError::invalid_draw(vocabulary_size_, unit);
+  if (!(unit >= 0.0 && unit < 1.0))
+    throw BigramError(BigramErrorKind::InvalidDraw,
+                      {.vocabulary_size = vocabulary_size_, .alpha = unit});
   // Walk the row's add-alpha masses in ID order until they pass the point the
   // draw picks on [0, N + alpha * V): each token owns an interval as long as
   // its mass, so it is chosen with exactly its smoothed probability.

@@ -11,6 +11,7 @@
 // from the end of one document to the start of the next is ever counted.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -36,48 +37,68 @@ enum class BigramErrorKind {
   EmptyAlphaGrid,   ///< no smoothing amount to choose from (chapter 7's selection)
 };
 
-/// Stable kebab-case name of a kind, e.g. `token-out-of-range`.
-std::string_view bigram_error_kind_name(BigramErrorKind kind);
+/// The offending values of a BigramError; a kind leaves the fields it does
+/// not use zero or empty.
+struct BigramErrorEvidence {
+  std::size_t vocabulary_size = 0;  ///< the vocabulary size V of the request (every kind)
+  double alpha = 0.0;        ///< the rejected smoothing amount (InvalidAlpha) or draw (InvalidDraw)
+  TokenId token = 0;         ///< the offending token ID (TokenOutOfRange)
+  std::size_t document = 0;  ///< zero-based index of the document that holds it
+  std::size_t position = 0;  ///< zero-based position of the token in that document
+  /// TokenOutOfRange in a single query: the token's role, e.g. `previous`;
+  /// empty when the token sits in a document.
+  std::string role{};
+};
+
+/// The `bigram` area: each kind's stable name and message, in enum order.
+struct BigramErrorTraits {
+  using Kind = BigramErrorKind;                       ///< the area's kinds
+  using Evidence = BigramErrorEvidence;               ///< the offending values
+  static constexpr std::string_view area = "bigram";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order. `{token_in_place}`
+  /// is `token ID 9 at position 2 of document 0`, or `previous token ID 9`
+  /// for a query's token with role `previous`.
+  static constexpr std::array<ErrorKindSpec<Kind>, 6> kinds{{
+      {Kind::EmptyVocabulary, "empty-vocabulary",
+       "a bigram model needs a vocabulary of at least one token, but V = 0"},
+      {Kind::InvalidAlpha, "invalid-alpha",
+       "the smoothing amount alpha must be finite and positive with a finite alpha * V, but "
+       "alpha = {alpha} for V = {vocabulary_size}"},
+      {Kind::TableTooLarge, "table-too-large",
+       "the [V, V] count table for V = {vocabulary_size} does not fit in memory"},
+      {Kind::TokenOutOfRange, "token-out-of-range",
+       "{token_in_place} is outside the vocabulary of {vocabulary_size} tokens"},
+      {Kind::InvalidDraw, "invalid-draw", "a sampling draw must lie in [0, 1), but it is {alpha}"},
+      {Kind::EmptyAlphaGrid, "empty-alpha-grid",
+       "choosing the smoothing amount needs at least one candidate alpha, but the grid is empty"},
+  }};
+  /// A field as the message prints it, or `token_in_place`.
+  static std::string field_text(const Evidence& evidence, std::string_view field);
+};
 
 /// An error of the chapter 6 bigram model. It is thrown only while
 /// validating, before anything is counted or returned, so a failed fit
 /// creates no model and a failed query changes nothing. Fields a kind does
 /// not use are zero.
-class BigramError : public Error {
+class BigramError : public KindedError<BigramErrorTraits> {
  public:
-  BigramErrorKind kind() const noexcept { return kind_; }
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw BigramError(BigramErrorKind::..., {.field = value});`
+  explicit BigramError(BigramErrorKind kind, BigramErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
+
   /// The vocabulary size V of the request (every kind).
-  std::size_t vocabulary_size() const noexcept { return vocabulary_size_; }
+  std::size_t vocabulary_size() const noexcept { return evidence().vocabulary_size; }
   /// The rejected smoothing amount (InvalidAlpha), or the rejected uniform
   /// draw (InvalidDraw).
-  double alpha() const noexcept { return alpha_; }
+  double alpha() const noexcept { return evidence().alpha; }
   /// The offending token ID (TokenOutOfRange).
-  TokenId token() const noexcept { return token_; }
+  TokenId token() const noexcept { return evidence().token; }
   /// Zero-based index of the document that holds it (TokenOutOfRange raised
   /// while fitting or scoring documents; zero for a single query).
-  std::size_t document() const noexcept { return document_; }
+  std::size_t document() const noexcept { return evidence().document; }
   /// Zero-based position of the token in that document (as document()).
-  std::size_t position() const noexcept { return position_; }
-
-  static BigramError empty_vocabulary();
-  static BigramError invalid_alpha(std::size_t vocabulary_size, double alpha);
-  static BigramError table_too_large(std::size_t vocabulary_size);
-  static BigramError token_out_of_range_in_document(std::size_t vocabulary_size, TokenId token,
-                                                    std::size_t document, std::size_t position);
-  static BigramError token_out_of_range_in_query(std::size_t vocabulary_size, TokenId token,
-                                                 std::string_view role);
-  static BigramError invalid_draw(std::size_t vocabulary_size, double unit);
-  static BigramError empty_alpha_grid(std::size_t vocabulary_size);
-
- private:
-  BigramError(BigramErrorKind kind, std::size_t vocabulary_size, const std::string& message);
-
-  BigramErrorKind kind_;
-  std::size_t vocabulary_size_;
-  double alpha_ = 0.0;
-  TokenId token_ = 0;
-  std::size_t document_ = 0;
-  std::size_t position_ = 0;
+  std::size_t position() const noexcept { return evidence().position; }
 };
 // endregion: bigram-errors
 

@@ -77,7 +77,7 @@ class DecoderBlock {
   TensorValue forward(const TensorValue& input, std::size_t position_offset = 0) const;
 
   /// forward(), keeping every node.
-  /// @throws as forward().
+  /// @throws DecoderError as forward(), and the AttentionError and DecoderOpError kinds it names.
   DecoderBlockPass forward_with_intermediates(const TensorValue& input,
                                               std::size_t position_offset = 0) const;
 
@@ -93,9 +93,10 @@ class DecoderBlock {
   std::size_t model_width() const noexcept { return attention_.model_width(); }
   /// 2 D + 4 D^2 + 3 D F for a feed-forward width F.
   std::size_t parameter_count() const noexcept;
-  /// `attention_norm.gain`, `attention.{query,key,value,output}.weight`,
-  /// `ffn_norm.gain`, `ffn.{gate,up,down}.weight`, in that order; a model
-  /// adds them under its prefix (`blocks.0`).
+  /// `attention_norm.gain`, then `query.weight`, `key.weight`, `value.weight`
+  /// and `output.weight` under `attention`, `ffn_norm.gain`, then
+  /// `gate.weight`, `up.weight` and `down.weight` under `ffn`, in that order;
+  /// a model adds them under its prefix (`blocks.0`).
   ParameterSet parameters() const;
 
  private:

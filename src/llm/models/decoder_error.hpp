@@ -64,9 +64,10 @@ struct DecoderErrorEvidence {
 // region: decoder-error-table
 /// The `decoder` area: each kind's stable name and message, in enum order.
 struct DecoderErrorTraits {
-  using Kind = DecoderErrorKind;
-  using Evidence = DecoderErrorEvidence;
-  static constexpr std::string_view area = "decoder";
+  using Kind = DecoderErrorKind;                       ///< the area's kinds
+  using Evidence = DecoderErrorEvidence;               ///< the offending values
+  static constexpr std::string_view area = "decoder";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
   static constexpr std::array<ErrorKindSpec<Kind>, 23> kinds{{
       {Kind::EmptyVocabulary, "empty-vocabulary",
        "a decoder needs a vocabulary of at least one token, got 0"},
@@ -123,7 +124,10 @@ struct DecoderErrorTraits {
 /// are as before the call.
 class DecoderError : public KindedError<DecoderErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw DecoderError(DecoderErrorKind::..., {.field = value});`
+  explicit DecoderError(DecoderErrorKind kind, DecoderErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 };
 
 }  // namespace llm

@@ -36,10 +36,10 @@ enum class HeadTying {
 // region: decoder-config
 /// Everything that sizes a decoder.
 struct DecoderConfig {
-  std::size_t vocabulary_size = 0;  ///< V
-  std::size_t layers = 0;           ///< N, the number of blocks (0 is allowed)
-  DecoderBlockConfig block{};       ///< D, H, F, context, RoPE base, epsilon of every block
-  HeadTying head = HeadTying::Tied;
+  std::size_t vocabulary_size = 0;   ///< V
+  std::size_t layers = 0;            ///< N, the number of blocks (0 is allowed)
+  DecoderBlockConfig block{};        ///< D, H, F, context, RoPE base, epsilon of every block
+  HeadTying head = HeadTying::Tied;  ///< whether the head reuses the embedding table
 
   /// Checks the vocabulary, then the block configuration.
   /// @throws DecoderError EmptyVocabulary, then as DecoderBlockConfig::validate.
@@ -86,12 +86,12 @@ class DecoderModel {
   TensorValue forward(IndexSpan ids, const Shape& id_shape) const;
 
   /// forward(), keeping every node.
-  /// @throws as forward().
+  /// @throws DecoderError as forward(), and the AttentionError and DecoderOpError kinds it names.
   DecoderPass forward_with_intermediates(IndexSpan ids, const Shape& id_shape) const;
 
   /// The mean next-token NLL [] of `targets` (one per position, row-major
   /// [B, T], natural log) under forward(ids, id_shape).
-  /// @throws as forward(), then DecoderError TargetCountMismatch,
+  /// @throws DecoderError as forward(), then TargetCountMismatch,
   ///         TargetOutOfRange; all before anything is computed.
   TensorValue loss(IndexSpan ids, const Shape& id_shape, IndexSpan targets) const;
 

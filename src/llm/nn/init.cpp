@@ -12,10 +12,11 @@ namespace llm {
 
 // region: xavier-scale-impl
 XavierScale xavier_scale(std::size_t fan_in, std::size_t fan_out) {
-  if (fan_in == 0) throw ParameterError::zero_fan_in(fan_out);
-  if (fan_out == 0) throw ParameterError::zero_fan_out(fan_in);
+  if (fan_in == 0) throw ParameterError(ParameterErrorKind::ZeroFanIn, {.fan_out = fan_out});
+  if (fan_out == 0) throw ParameterError(ParameterErrorKind::ZeroFanOut, {.fan_in = fan_in});
   if (fan_in > std::numeric_limits<std::size_t>::max() - fan_out) {
-    throw ParameterError::fan_sum_overflow(fan_in, fan_out);
+    throw ParameterError(ParameterErrorKind::FanSumOverflow,
+                         {.fan_in = fan_in, .fan_out = fan_out});
   }
   const double fan_sum = static_cast<double>(fan_in + fan_out);
   XavierScale scale;
@@ -32,7 +33,8 @@ XavierScale xavier_scale(std::size_t fan_in, std::size_t fan_out) {
 Tensor xavier_uniform(std::size_t fan_in, std::size_t fan_out, SplitMix64& generator) {
   const XavierScale scale = xavier_scale(fan_in, fan_out);
   if (fan_in > std::numeric_limits<std::size_t>::max() / fan_out) {
-    throw ParameterError::shape_product_overflow(fan_in, fan_out);
+    throw ParameterError(ParameterErrorKind::ShapeProductOverflow,
+                         {.fan_in = fan_in, .fan_out = fan_out});
   }
   const Shape shape{fan_in, fan_out};
   Tensor weights(shape, allocate_values(shape, fan_in * fan_out));
@@ -52,7 +54,8 @@ TensorValue add_xavier_uniform(ParameterSet& set, std::string name, std::size_t 
   validate_parameter_name(name);
   if (set.find(name) != nullptr) {
     const std::size_t first = set.index_of(name);
-    throw ParameterError::duplicate_name(std::move(name), first);
+    throw ParameterError(ParameterErrorKind::DuplicateName,
+                         {.name = std::move(name), .index = first});
   }
   // endregion: add-xavier-uniform-name-checks
   SplitMix64 trial = generator;  // the name is fine: draw on a copy

@@ -18,8 +18,8 @@ namespace llm {
 // region: xavier-scale
 /// The target spread of one [fan_in, fan_out] weight matrix.
 struct XavierScale {
-  std::size_t fan_in = 0;
-  std::size_t fan_out = 0;
+  std::size_t fan_in = 0;           ///< inputs per output: the matrix's rows
+  std::size_t fan_out = 0;          ///< outputs per input: the matrix's columns
   double target_variance = 0.0;     ///< 2 / (fan_in + fan_out)
   double standard_deviation = 0.0;  ///< sqrt(target_variance)
   double uniform_limit = 0.0;       ///< sqrt(6 / (fan_in + fan_out)): U(-a, a) has that variance

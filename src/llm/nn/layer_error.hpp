@@ -47,9 +47,10 @@ struct LayerErrorEvidence {
 // region: layer-error-table
 /// The `layer` area: each kind's stable name and message, in enum order.
 struct LayerErrorTraits {
-  using Kind = LayerErrorKind;
-  using Evidence = LayerErrorEvidence;
-  static constexpr std::string_view area = "layer";
+  using Kind = LayerErrorKind;                       ///< the area's kinds
+  using Evidence = LayerErrorEvidence;               ///< the offending values
+  static constexpr std::string_view area = "layer";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
   static constexpr std::array<ErrorKindSpec<Kind>, 14> kinds{{
       {Kind::NotAParameter, "not-a-parameter",
        "the {role} must be a tape parameter (a tracked leaf)"},
@@ -86,7 +87,10 @@ struct LayerErrorTraits {
 /// drawn: the generator, every parameter and the tape are as before the call.
 class LayerError : public KindedError<LayerErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw LayerError(LayerErrorKind::..., {.field = value});`
+  explicit LayerError(LayerErrorKind kind, LayerErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 
   /// The offending shape (table, weight, bias or input).
   const Shape& shape() const noexcept { return evidence().shape; }

@@ -20,7 +20,10 @@
 namespace llm {
 
 /// Whether a linear layer adds a bias vector (an option, not a bool).
-enum class Bias { Yes, No };
+enum class Bias {
+  Yes,  ///< y = x W + b
+  No,   ///< y = x W
+};
 
 // region: linear-class
 /// A projection from `in` to `out` features with an optional bias. Copies

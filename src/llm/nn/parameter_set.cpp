@@ -13,21 +13,27 @@ namespace llm {
 
 // region: validate-parameter-name
 void validate_parameter_name(std::string_view name) {
-  if (name.empty()) throw ParameterError::invalid_name(std::string(name), 0, 0);
+  if (name.empty()) throw ParameterError(ParameterErrorKind::InvalidName);
   bool segment_empty = true;  // true at the start and right after a dot
   for (std::size_t index = 0; index < name.size(); ++index) {
     const auto byte = static_cast<unsigned char>(name[index]);
     if (byte == '.') {
-      if (segment_empty) throw ParameterError::invalid_name(std::string(name), index, 0);
+      if (segment_empty)
+        throw ParameterError(ParameterErrorKind::InvalidName,
+                             {.name = std::string(name), .index = index});
       segment_empty = true;
       continue;
     }
     const bool allowed =
         (byte >= 'a' && byte <= 'z') || (byte >= '0' && byte <= '9') || byte == '_';
-    if (!allowed) throw ParameterError::invalid_name(std::string(name), index, byte);
+    if (!allowed)
+      throw ParameterError(ParameterErrorKind::InvalidName,
+                           {.name = std::string(name), .index = index, .byte = byte});
     segment_empty = false;
   }
-  if (segment_empty) throw ParameterError::invalid_name(std::string(name), name.size(), 0);
+  if (segment_empty)
+    throw ParameterError(ParameterErrorKind::InvalidName,
+                         {.name = std::string(name), .index = name.size()});
 }
 // endregion: validate-parameter-name
 
@@ -35,13 +41,17 @@ void validate_parameter_name(std::string_view name) {
 void ParameterSet::add(std::string name, const TensorValue& parameter) {
   validate_parameter_name(name);
   if (const NamedParameter* earlier = find(name)) {
-    throw ParameterError::duplicate_name(std::move(name),
-                                         static_cast<std::size_t>(earlier - entries_.data()));
+    throw ParameterError(
+        ParameterErrorKind::DuplicateName,
+        {.name = std::move(name), .index = static_cast<std::size_t>(earlier - entries_.data())});
   }
-  if (!parameter.is_parameter()) throw ParameterError::not_a_parameter(std::move(name));
+  if (!parameter.is_parameter())
+    throw ParameterError(ParameterErrorKind::NotAParameter, {.name = std::move(name)});
   for (std::size_t earlier = 0; earlier < entries_.size(); ++earlier) {
     if (entries_[earlier].parameter.is_same_node(parameter)) {  // one node, one update per step
-      throw ParameterError::shared_parameter(std::move(name), entries_[earlier].name, earlier);
+      throw ParameterError(
+          ParameterErrorKind::SharedParameter,
+          {.name = std::move(name), .index = earlier, .first_name = entries_[earlier].name});
     }
   }
   entries_.push_back(NamedParameter{std::move(name), parameter});
@@ -56,10 +66,13 @@ void ParameterSet::add_all(std::string_view prefix, const ParameterSet& members)
     std::string name = std::string(prefix) + "." + member.name;
     for (std::size_t earlier = 0; earlier < grown.size(); ++earlier) {
       if (grown[earlier].name == name) {
-        throw ParameterError::duplicate_name(std::move(name), earlier);
+        throw ParameterError(ParameterErrorKind::DuplicateName,
+                             {.name = std::move(name), .index = earlier});
       }
       if (grown[earlier].parameter.is_same_node(member.parameter)) {
-        throw ParameterError::shared_parameter(std::move(name), grown[earlier].name, earlier);
+        throw ParameterError(
+            ParameterErrorKind::SharedParameter,
+            {.name = std::move(name), .index = earlier, .first_name = grown[earlier].name});
       }
     }
     grown.push_back(NamedParameter{std::move(name), member.parameter});
@@ -68,22 +81,24 @@ void ParameterSet::add_all(std::string_view prefix, const ParameterSet& members)
 }
 // endregion: parameter-set-add
 
-const NamedParameter* ParameterSet::find(std::string_view name) const noexcept {
+const NamedParameter* ParameterSet::find(std::string_view name) const& noexcept {
   for (const NamedParameter& entry : entries_) {
     if (entry.name == name) return &entry;
   }
   return nullptr;
 }
 
-const TensorValue& ParameterSet::at(std::string_view name) const {
+const TensorValue& ParameterSet::at(std::string_view name) const& {
   const NamedParameter* entry = find(name);
-  if (entry == nullptr) throw ParameterError::unknown_name(std::string(name));
+  if (entry == nullptr)
+    throw ParameterError(ParameterErrorKind::UnknownName, {.name = std::string(name)});
   return entry->parameter;
 }
 
 std::size_t ParameterSet::index_of(std::string_view name) const {
   const NamedParameter* entry = find(name);
-  if (entry == nullptr) throw ParameterError::unknown_name(std::string(name));
+  if (entry == nullptr)
+    throw ParameterError(ParameterErrorKind::UnknownName, {.name = std::string(name)});
   return static_cast<std::size_t>(entry - entries_.data());
 }
 
@@ -110,14 +125,16 @@ ParameterSnapshot ParameterSet::snapshot() const {
 
 void ParameterSet::restore(const ParameterSnapshot& snapshot) const {
   if (snapshot.size() != entries_.size()) {
-    throw ParameterError::update_count_mismatch(entries_.size(), snapshot.size());
+    throw ParameterError(ParameterErrorKind::UpdateCountMismatch,
+                         {.expected = entries_.size(), .actual = snapshot.size()});
   }
   ParameterUpdate update;
   update.prepared_.reserve(entries_.size());
   for (std::size_t index = 0; index < entries_.size(); ++index) {
     const NamedParameter& entry = entries_[index];
     if (snapshot.names_[index] != entry.name) {
-      throw ParameterError::snapshot_mismatch(snapshot.names_[index], index);
+      throw ParameterError(ParameterErrorKind::SnapshotMismatch,
+                           {.name = snapshot.names_[index], .index = index});
     }
     try {
       update.prepared_.push_back(
@@ -132,7 +149,8 @@ void ParameterSet::restore(const ParameterSnapshot& snapshot) const {
 // region: parameter-set-update
 ParameterUpdate ParameterSet::prepare_update(std::vector<Tensor> values) const {
   if (values.size() != entries_.size()) {
-    throw ParameterError::update_count_mismatch(entries_.size(), values.size());
+    throw ParameterError(ParameterErrorKind::UpdateCountMismatch,
+                         {.expected = entries_.size(), .actual = values.size()});
   }
   ParameterUpdate update;
   update.prepared_.reserve(entries_.size());
@@ -192,15 +210,20 @@ void ParameterSet::scale_gradients(double factor) const {
 
 void ParameterSet::scale_gradients(double multiplier, double divisor) const {
   if (!std::isfinite(multiplier) || multiplier < 0.0 || !std::isfinite(divisor) || divisor <= 0.0) {
-    throw ParameterError::invalid_gradient_scale(multiplier, divisor);
+    throw ParameterError(ParameterErrorKind::InvalidGradientScale,
+                         {.value = multiplier, .divisor = divisor});
   }
   // Check every product first: a throw leaves every gradient as it was.
   for (const NamedParameter& entry : entries_) {
     const std::span<const double> gradient = entry.parameter.gradient()->values();
     for (std::size_t i = 0; i < gradient.size(); ++i) {
       if (!std::isfinite(gradient[i] / divisor * multiplier)) {
-        throw ParameterError::non_finite_scaled_gradient(entry.name, i, gradient[i], multiplier,
-                                                         divisor);
+        throw ParameterError(ParameterErrorKind::NonFiniteScaledGradient,
+                             {.name = entry.name,
+                              .index = i,
+                              .value = gradient[i],
+                              .divisor = divisor,
+                              .multiplier = multiplier});
       }
     }
   }
@@ -224,15 +247,18 @@ ParameterUpdate ParameterSet::prepare_load(std::span<const NamedValue> values) c
   std::map<std::string_view, std::size_t> by_name;  // name -> position in `values`
   for (std::size_t index = 0; index < values.size(); ++index) {
     const std::string& name = values[index].name;
-    if (!by_name.emplace(name, index).second) throw ParameterError::duplicate_value(name, index);
-    if (find(name) == nullptr) throw ParameterError::unexpected_value(name, index);
+    if (!by_name.emplace(name, index).second)
+      throw ParameterError(ParameterErrorKind::DuplicateValue, {.name = name, .index = index});
+    if (find(name) == nullptr)
+      throw ParameterError(ParameterErrorKind::UnexpectedValue, {.name = name, .index = index});
   }
   ParameterUpdate update;
   update.prepared_.reserve(entries_.size());
   for (std::size_t index = 0; index < entries_.size(); ++index) {
     const NamedParameter& entry = entries_[index];
     const auto found = by_name.find(entry.name);
-    if (found == by_name.end()) throw ParameterError::missing_value(entry.name, index);
+    if (found == by_name.end())
+      throw ParameterError(ParameterErrorKind::MissingValue, {.name = entry.name, .index = index});
     try {
       update.prepared_.push_back(
           entry.parameter.prepare_assignment(values[found->second].value.materialize()));

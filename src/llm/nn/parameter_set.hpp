@@ -128,16 +128,25 @@ class ParameterSet {
   bool empty() const noexcept { return entries_.empty(); }
   /// The entry at `index` in declaration order; an index not below size()
   /// throws std::out_of_range.
-  const NamedParameter& operator[](std::size_t index) const { return entries_.at(index); }
+  const NamedParameter& operator[](std::size_t index) const& { return entries_.at(index); }
   /// Iteration in declaration order.
-  auto begin() const noexcept { return entries_.begin(); }
+  auto begin() const& noexcept { return entries_.begin(); }
   /// The end of the iteration.
-  auto end() const noexcept { return entries_.end(); }
+  auto end() const& noexcept { return entries_.end(); }
 
   /// The entry called `name`, or nullptr.
-  const NamedParameter* find(std::string_view name) const noexcept;
+  const NamedParameter* find(std::string_view name) const& noexcept;
   /// The parameter called `name`. @throws ParameterError UnknownName.
-  const TensorValue& at(std::string_view name) const;
+  const TensorValue& at(std::string_view name) const&;
+
+  // Deleted on a temporary set (the one `layer.parameters()` returns): a
+  // reference or iterator into it would dangle at the end of the statement.
+  // Keep the set in a variable first; a range-for over a temporary is fine.
+  const NamedParameter& operator[](std::size_t index) const&& = delete;
+  auto begin() const&& noexcept = delete;
+  auto end() const&& noexcept = delete;
+  const NamedParameter* find(std::string_view name) const&& noexcept = delete;
+  const TensorValue& at(std::string_view name) const&& = delete;
   /// The position of `name` in declaration order. @throws ParameterError UnknownName.
   std::size_t index_of(std::string_view name) const;
 
@@ -232,11 +241,11 @@ enum class BindingMismatchKind {
 
 /// The first difference between a set and a binding.
 struct BindingMismatch {
-  BindingMismatchKind kind = BindingMismatchKind::Count;
-  std::size_t index = 0;       ///< the parameter (Name, Node, Version)
-  std::string name{};          ///< its captured name
-  std::uint64_t captured = 0;  ///< the captured count or version
-  std::uint64_t current = 0;   ///< the set's count or version now
+  BindingMismatchKind kind = BindingMismatchKind::Count;  ///< what differs
+  std::size_t index = 0;                                  ///< the parameter (Name, Node, Version)
+  std::string name{};                                     ///< its captured name
+  std::uint64_t captured = 0;                             ///< the captured count or version
+  std::uint64_t current = 0;                              ///< the set's count or version now
 };
 
 /// The names, tape nodes and versions of a set's parameters at one moment.
@@ -253,6 +262,7 @@ class ParameterBinding {
   /// each parameter name, node and version; nothing when it still matches.
   std::optional<BindingMismatch> compare(const ParameterSet& parameters) const;
 
+  /// Field-by-field equality.
   bool operator==(const ParameterBinding&) const = default;
 
  private:
@@ -260,6 +270,7 @@ class ParameterBinding {
     std::string name;
     std::uint64_t node_id = 0;
     std::uint64_t version = 0;
+    /// Field-by-field equality.
     bool operator==(const Entry&) const = default;
   };
   std::vector<Entry> entries_;

@@ -6,41 +6,30 @@
 
 namespace llm {
 
-std::string_view swiglu_error_kind_name(SwiGluErrorKind kind) {
-  switch (kind) {
-    case SwiGluErrorKind::BiasNotAllowed:
-      return "bias-not-allowed";
-    case SwiGluErrorKind::InputWidthMismatch:
-      return "input-width-mismatch";
-    case SwiGluErrorKind::HiddenWidthMismatch:
-      return "hidden-width-mismatch";
-    case SwiGluErrorKind::DownWidthMismatch:
-      return "down-width-mismatch";
-  }
-  return "unknown";
+std::string SwiGluErrorTraits::field_text(const Evidence& evidence, std::string_view field) {
+  if (field == "gate_width") return std::to_string(evidence.gate_width);
+  if (field == "up_width") return std::to_string(evidence.up_width);
+  if (field == "down_width") return std::to_string(evidence.down_width);
+  error_detail::unknown_field(area, field);
 }
 
 // region: swiglu-construct
 SwiGlu::SwiGlu(Linear gate, Linear up, Linear down)
     : gate_(std::move(gate)), up_(std::move(up)), down_(std::move(down)) {
   if (gate_.bias() || up_.bias() || down_.bias()) {
-    throw SwiGluError(SwiGluErrorKind::BiasNotAllowed,
-                      "a SwiGLU projection has a bias; the block has none");
+    throw SwiGluError(SwiGluErrorKind::BiasNotAllowed);
   }
   if (gate_.input_width() != up_.input_width()) {
     throw SwiGluError(SwiGluErrorKind::InputWidthMismatch,
-                      "gate reads " + std::to_string(gate_.input_width()) + " features, up reads " +
-                          std::to_string(up_.input_width()));
+                      {.gate_width = gate_.input_width(), .up_width = up_.input_width()});
   }
   if (gate_.output_width() != up_.output_width()) {
     throw SwiGluError(SwiGluErrorKind::HiddenWidthMismatch,
-                      "gate writes " + std::to_string(gate_.output_width()) +
-                          " hidden features, up writes " + std::to_string(up_.output_width()));
+                      {.gate_width = gate_.output_width(), .up_width = up_.output_width()});
   }
   if (down_.input_width() != gate_.output_width()) {
     throw SwiGluError(SwiGluErrorKind::DownWidthMismatch,
-                      "down reads " + std::to_string(down_.input_width()) +
-                          " features, the hidden width is " + std::to_string(gate_.output_width()));
+                      {.gate_width = gate_.output_width(), .down_width = down_.input_width()});
   }
 }
 

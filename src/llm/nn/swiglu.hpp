@@ -12,6 +12,7 @@
 // and nowhere else.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -33,22 +34,43 @@ enum class SwiGluErrorKind {
   DownWidthMismatch,    ///< down does not read the hidden width
 };
 
-/// Stable kebab-case name of a kind, e.g. `hidden-width-mismatch`.
-std::string_view swiglu_error_kind_name(SwiGluErrorKind kind);
+/// The widths a SwiGluError compares; a kind leaves the others zero.
+struct SwiGluErrorEvidence {
+  std::size_t gate_width = 0;  ///< the gate's input (InputWidthMismatch) or output width
+  std::size_t up_width = 0;    ///< the up projection's input or output width
+  std::size_t down_width = 0;  ///< the down projection's input width (DownWidthMismatch)
+};
+
+/// The SwiGLU kinds of area `layer`: each kind's stable name and message, in enum order.
+struct SwiGluErrorTraits {
+  using Kind = SwiGluErrorKind;                      ///< the block's kinds
+  using Evidence = SwiGluErrorEvidence;              ///< the widths that disagree
+  static constexpr std::string_view area = "layer";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
+  static constexpr std::array<ErrorKindSpec<Kind>, 4> kinds{{
+      {Kind::BiasNotAllowed, "bias-not-allowed",
+       "a SwiGLU projection has a bias; the block has none"},
+      {Kind::InputWidthMismatch, "input-width-mismatch",
+       "gate reads {gate_width} features, up reads {up_width}"},
+      {Kind::HiddenWidthMismatch, "hidden-width-mismatch",
+       "gate writes {gate_width} hidden features, up writes {up_width}"},
+      {Kind::DownWidthMismatch, "down-width-mismatch",
+       "down reads {down_width} features, the hidden width is {gate_width}"},
+  }};
+  /// A width as the message prints it.
+  static std::string field_text(const Evidence& evidence, std::string_view field);
+};
 
 /// An error of chapter 20's block (area `layer`), thrown before the block
 /// exists. An input the block cannot read is rejected by the gate
 /// projection's LayerError (InputRank, InputWidthMismatch) before anything
 /// is recorded.
-class SwiGluError : public Error {
+class SwiGluError : public KindedError<SwiGluErrorTraits> {
  public:
-  SwiGluError(SwiGluErrorKind kind, const std::string& message)
-      : Error("layer", swiglu_error_kind_name(kind), message), kind_(kind) {}
-  /// What was rejected.
-  SwiGluErrorKind kind() const noexcept { return kind_; }
-
- private:
-  SwiGluErrorKind kind_;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw SwiGluError(SwiGluErrorKind::..., {.field = value});`
+  explicit SwiGluError(SwiGluErrorKind kind, SwiGluErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 };
 // endregion: swiglu-errors
 

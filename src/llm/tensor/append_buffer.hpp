@@ -43,9 +43,10 @@ struct AppendBufferErrorEvidence {
 
 /// The `append-buffer` area: each kind's stable name and message, in enum order.
 struct AppendBufferErrorTraits {
-  using Kind = AppendBufferErrorKind;
-  using Evidence = AppendBufferErrorEvidence;
-  static constexpr std::string_view area = "append-buffer";
+  using Kind = AppendBufferErrorKind;                        ///< the area's kinds
+  using Evidence = AppendBufferErrorEvidence;                ///< the offending values
+  static constexpr std::string_view area = "append-buffer";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
   static constexpr std::array<ErrorKindSpec<Kind>, 3> kinds{{
       {Kind::InvalidAxis, "invalid-axis", "axis {axis} is not an axis of a rank-{rank} buffer"},
       {Kind::RowShapeMismatch, "row-shape-mismatch",
@@ -61,7 +62,10 @@ struct AppendBufferErrorTraits {
 /// An error of an append buffer (area `append-buffer`); the buffer is unchanged.
 class AppendBufferError : public KindedError<AppendBufferErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw AppendBufferError(AppendBufferErrorKind::..., {.field = value});`
+  explicit AppendBufferError(AppendBufferErrorKind kind, AppendBufferErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 };
 
 // region: append-buffer-class

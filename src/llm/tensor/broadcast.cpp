@@ -23,7 +23,9 @@ Shape broadcast_shapes(const Shape& left, const Shape& right) {
   for (std::size_t axis = 0; axis < rank; ++axis) {  // counted from the right
     const std::size_t a = extent_from_right(left, axis);
     const std::size_t b = extent_from_right(right, axis);
-    if (a != b && a != 1 && b != 1) throw TensorError::incompatible_broadcast(left, right, axis);
+    if (a != b && a != 1 && b != 1)
+      throw TensorError(TensorErrorKind::IncompatibleBroadcast,
+                        {.shape = left, .other_shape = right, .axis = axis});
     result[rank - 1 - axis] = a == 1 ? b : a;
   }
   element_count(result);  // a result whose element count overflows is rejected here
@@ -40,7 +42,8 @@ Tensor sum_to_shape(const TensorView& source, const Shape& target) {
     back = Layout(target).broadcast_to(source.shape());
   } catch (const TensorError& error) {
     if (error.kind() != TensorErrorKind::IncompatibleBroadcast) throw;
-    throw TensorError::incompatible_broadcast(source.shape(), target, error.axis());
+    throw TensorError(TensorErrorKind::IncompatibleBroadcast,
+                      {.shape = source.shape(), .other_shape = target, .axis = error.axis()});
   }
   if (target == source.shape()) return source.materialize();  // nothing was broadcast
   Tensor result = Tensor::zeros(target);

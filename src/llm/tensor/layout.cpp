@@ -31,7 +31,8 @@ std::optional<std::size_t> expansion_mismatch(const Shape& source, const Shape& 
 }
 
 void require_axis(const Shape& shape, std::size_t axis) {
-  if (axis >= shape.size()) throw TensorError::invalid_axis(shape, axis);
+  if (axis >= shape.size())
+    throw TensorError(TensorErrorKind::InvalidAxis, {.shape = shape, .axis = axis});
 }
 
 }  // namespace
@@ -46,7 +47,8 @@ std::size_t element_count(const Shape& shape) {
       has_zero_extent = true;
       continue;
     }
-    if (nonzero_product > kMaxSize / extent) throw TensorError::shape_overflow(shape);
+    if (nonzero_product > kMaxSize / extent)
+      throw TensorError(TensorErrorKind::ShapeOverflow, {.shape = shape});
     nonzero_product *= extent;
   }
   return has_zero_extent ? 0 : nonzero_product;
@@ -68,15 +70,17 @@ Strides row_major_strides(const Shape& shape) {
 std::size_t offset_from_coordinate(const Shape& shape, std::span<const std::size_t> coordinate) {
   // region: coordinate-rank-check
   if (coordinate.size() != shape.size()) {
-    throw TensorError::rank_mismatch(shape, {coordinate.begin(), coordinate.end()});
+    throw TensorError(TensorErrorKind::RankMismatch,
+                      {.shape = shape, .coordinate = {coordinate.begin(), coordinate.end()}});
   }
   // endregion: coordinate-rank-check
   std::size_t offset = 0;
   for (std::size_t axis = 0; axis < shape.size(); ++axis) {
     // region: coordinate-bounds-check
     if (coordinate[axis] >= shape[axis]) {
-      throw TensorError::coordinate_out_of_bounds(shape, {coordinate.begin(), coordinate.end()},
-                                                  axis);
+      throw TensorError(
+          TensorErrorKind::CoordinateOutOfBounds,
+          {.shape = shape, .coordinate = {coordinate.begin(), coordinate.end()}, .axis = axis});
     }
     // endregion: coordinate-bounds-check
     // Horner's rule: offset = ((c0 * s1 + c1) * s2 + c2)...; stays below the count.
@@ -88,7 +92,9 @@ std::size_t offset_from_coordinate(const Shape& shape, std::span<const std::size
 
 std::vector<std::size_t> coordinate_from_offset(const Shape& shape, std::size_t offset) {
   const std::size_t count = element_count(shape);
-  if (offset >= count) throw TensorError::offset_out_of_bounds(shape, offset, count);
+  if (offset >= count)
+    throw TensorError(TensorErrorKind::OffsetOutOfBounds,
+                      {.shape = shape, .index = offset, .expected = count});
   std::vector<std::size_t> coordinate(shape.size(), 0);
   for (std::size_t axis = shape.size(); axis-- > 0;) {
     coordinate[axis] = offset % shape[axis];
@@ -102,7 +108,9 @@ Layout::Layout(Shape shape)
 
 Layout::Layout(Shape shape, Strides strides, std::size_t offset)
     : shape_(std::move(shape)), strides_(std::move(strides)), offset_(offset) {
-  if (strides_.size() != shape_.size()) throw TensorError::strides_rank_mismatch(shape_, strides_);
+  if (strides_.size() != shape_.size())
+    throw TensorError(TensorErrorKind::RankMismatch,
+                      {.shape = shape_, .strides = strides_, .strides_rank = true});
   size_ = element_count(shape_);
 }
 
@@ -133,13 +141,15 @@ std::size_t Layout::end_offset() const noexcept {
 // region: layout-offset-of
 std::size_t Layout::offset_of(std::span<const std::size_t> coordinate) const {
   if (coordinate.size() != shape_.size()) {
-    throw TensorError::rank_mismatch(shape_, {coordinate.begin(), coordinate.end()});
+    throw TensorError(TensorErrorKind::RankMismatch,
+                      {.shape = shape_, .coordinate = {coordinate.begin(), coordinate.end()}});
   }
   std::size_t offset = offset_;
   for (std::size_t axis = 0; axis < shape_.size(); ++axis) {
     if (coordinate[axis] >= shape_[axis]) {
-      throw TensorError::coordinate_out_of_bounds(shape_, {coordinate.begin(), coordinate.end()},
-                                                  axis);
+      throw TensorError(
+          TensorErrorKind::CoordinateOutOfBounds,
+          {.shape = shape_, .coordinate = {coordinate.begin(), coordinate.end()}, .axis = axis});
     }
     offset += coordinate[axis] * strides_[axis];
   }
@@ -159,7 +169,7 @@ Layout Layout::transpose(std::size_t axis_a, std::size_t axis_b) const {
 // endregion: layout-transpose
 
 Layout Layout::matrix_transpose() const {
-  if (rank() < 2) throw TensorError::invalid_axis(shape_, 1);
+  if (rank() < 2) throw TensorError(TensorErrorKind::InvalidAxis, {.shape = shape_, .axis = 1});
   return transpose(rank() - 2, rank() - 1);
 }
 
@@ -172,7 +182,9 @@ Layout Layout::permute(const Axes& axes) const {
         seen[axis] = true;
         return true;
       });
-  if (!valid) throw TensorError::invalid_permutation(shape_, {axes.begin(), axes.end()});
+  if (!valid)
+    throw TensorError(TensorErrorKind::InvalidPermutation,
+                      {.shape = shape_, .coordinate = {axes.begin(), axes.end()}});
   Layout result = *this;
   for (std::size_t i = 0; i < axes.size(); ++i) {
     result.shape_[i] = shape_[axes[i]];
@@ -186,7 +198,9 @@ Layout Layout::permute(const Axes& axes) const {
 Layout Layout::slice(std::size_t axis, std::size_t start, std::size_t end) const {
   require_axis(shape_, axis);
   if (start > end || end > shape_[axis]) {
-    throw TensorError::invalid_slice(shape_, axis, start, end);
+    throw TensorError(
+        TensorErrorKind::InvalidSlice,
+        {.shape = shape_, .axis = axis, .index = start, .expected = shape_[axis], .actual = end});
   }
   Layout result = *this;
   result.shape_[axis] = end - start;
@@ -199,8 +213,12 @@ Layout Layout::slice(std::size_t axis, std::size_t start, std::size_t end) const
 
 // region: layout-reshape
 Layout Layout::reshape(const Shape& shape) const {
-  if (element_count(shape) != size_) throw TensorError::reshape_count_mismatch(shape_, shape);
-  if (!is_contiguous()) throw TensorError::non_contiguous_reshape(shape_, strides_, shape);
+  if (element_count(shape) != size_)
+    throw TensorError(TensorErrorKind::ReshapeCountMismatch,
+                      {.shape = shape_, .other_shape = shape});
+  if (!is_contiguous())
+    throw TensorError(TensorErrorKind::NonContiguousReshape,
+                      {.shape = shape_, .other_shape = shape, .strides = strides_});
   Layout result(shape);
   result.offset_ = offset_;
   return result;
@@ -210,7 +228,8 @@ Layout Layout::reshape(const Shape& shape) const {
 // region: layout-broadcast
 Layout Layout::broadcast_to(const Shape& shape) const {
   if (const auto axis = expansion_mismatch(shape_, shape)) {
-    throw TensorError::incompatible_broadcast(shape_, shape, *axis);
+    throw TensorError(TensorErrorKind::IncompatibleBroadcast,
+                      {.shape = shape_, .other_shape = shape, .axis = *axis});
   }
   Layout result(shape, Strides(shape.size(), 0), offset_);  // added axes repeat: stride 0
   const std::size_t added_axes = shape.size() - shape_.size();

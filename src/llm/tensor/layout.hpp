@@ -132,6 +132,7 @@ class Layout {
   /// @throws TensorError ShapeOverflow if `shape`'s element count overflows.
   Layout broadcast_to(const Shape& shape) const;
 
+  /// Same shape, strides and offset.
   friend bool operator==(const Layout&, const Layout&) = default;
 
  private:

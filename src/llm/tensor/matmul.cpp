@@ -31,12 +31,14 @@ struct MatmulPlan {
 MatmulPlan plan_matmul(const TensorView& left, const TensorView& right) {
   const Shape& a = left.shape();
   const Shape& b = right.shape();
-  if (a.size() < 2 || b.size() < 2) throw TensorError::matmul_rank(a, b);
+  if (a.size() < 2 || b.size() < 2)
+    throw TensorError(TensorErrorKind::MatMulRank, {.shape = a, .other_shape = b});
   MatmulPlan plan;
   plan.rows = a[a.size() - 2];
   plan.depth = a.back();
   plan.columns = b.back();
-  if (b[b.size() - 2] != plan.depth) throw TensorError::matmul_inner_mismatch(a, b);
+  if (b[b.size() - 2] != plan.depth)
+    throw TensorError(TensorErrorKind::MatMulInnerMismatch, {.shape = a, .other_shape = b});
 
   const Layout left_batch(Shape(a.begin(), a.end() - 2),
                           Strides(left.strides().begin(), left.strides().end() - 2), 0);
@@ -46,7 +48,8 @@ MatmulPlan plan_matmul(const TensorView& left, const TensorView& right) {
     plan.batch = broadcast_shapes(left_batch.shape(), right_batch.shape());
   } catch (const TensorError& error) {
     if (error.kind() != TensorErrorKind::IncompatibleBroadcast) throw;
-    throw TensorError::incompatible_broadcast(a, b, error.axis() + 2);
+    throw TensorError(TensorErrorKind::IncompatibleBroadcast,
+                      {.shape = a, .other_shape = b, .axis = error.axis() + 2});
   }
   plan.left_batch = left_batch.broadcast_to(plan.batch).strides();
   plan.right_batch = right_batch.broadcast_to(plan.batch).strides();

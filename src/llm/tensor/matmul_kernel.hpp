@@ -7,6 +7,7 @@
 #include <span>
 #include <string_view>
 
+/// The blocked matrix-product kernel behind llm::matmul (internal to the tensor area).
 namespace llm::matmul_detail {
 
 // region: matmul-block-sizes
@@ -16,15 +17,15 @@ namespace llm::matmul_detail {
 /// columns (rounded up to NR) of min(K, kDepthBlock) rows; the packed A
 /// buffer at most kRowPanels * MR rows of min(K, kDepthBlock) values.
 inline constexpr std::size_t kDepthBlock = 256;
-inline constexpr std::size_t kRowPanels = 24;
-inline constexpr std::size_t kColumnBlock = 2048;
+inline constexpr std::size_t kRowPanels = 24;      ///< MR-row panels per packed block of A
+inline constexpr std::size_t kColumnBlock = 2048;  ///< columns per packed block of B
 // endregion: matmul-block-sizes
 
 /// One matrix read through strides: element (i, j) is data[i * row_stride + j * column_stride].
 struct MatrixOperand {
-  const double* data = nullptr;
-  std::size_t row_stride = 0;
-  std::size_t column_stride = 0;
+  const double* data = nullptr;   ///< element (0, 0)
+  std::size_t row_stride = 0;     ///< elements from one row to the next
+  std::size_t column_stride = 0;  ///< elements from one column to the next
 };
 
 /// A register-blocked inner loop: adds `depth` packed rank-1 updates into a
@@ -33,6 +34,7 @@ struct Microkernel {
   std::string_view name;  ///< `avx512`, `avx2` or `generic`
   std::size_t rows;       ///< MR, the tile's rows
   std::size_t columns;    ///< NR, the tile's columns
+  /// Adds (or, without `accumulate`, writes) packed A times packed B into the C tile.
   void (*run)(unsigned long depth, const double* a, const double* b, double* c,
               unsigned long c_row_stride, bool accumulate);
 };

@@ -28,8 +28,10 @@ double stable_sigmoid(double x) {
 // endregion: stable-sigmoid
 
 ClassAxisGroups class_axis_groups(const Shape& shape, std::size_t axis) {
-  if (axis >= shape.size()) throw TensorError::invalid_axis(shape, axis);
-  if (shape[axis] == 0) throw TensorError::empty_axis(shape, axis);
+  if (axis >= shape.size())
+    throw TensorError(TensorErrorKind::InvalidAxis, {.shape = shape, .axis = axis});
+  if (shape[axis] == 0)
+    throw TensorError(TensorErrorKind::EmptyAxis, {.shape = shape, .axis = axis});
   ClassAxisGroups groups;
   groups.classes = shape[axis];
   for (std::size_t a = 0; a < axis; ++a) groups.outer *= shape[a];
@@ -49,19 +51,24 @@ ClassAxisGroups check_class_groups(const Shape& shape, std::span<const double> v
 
   if (targets != nullptr) {
     if (targets->size() != groups.count()) {
-      throw TensorError::target_count_mismatch(groups.count(), targets->size());
+      throw TensorError(TensorErrorKind::TargetCountMismatch,
+                        {.expected = groups.count(), .actual = targets->size()});
     }
-    if (targets->empty()) throw TensorError::empty_targets();
+    if (targets->empty()) throw TensorError(TensorErrorKind::EmptyTargets);
     for (std::size_t group = 0; group < targets->size(); ++group) {
       if ((*targets)[group] >= groups.classes) {
-        throw TensorError::target_out_of_range(group, (*targets)[group], groups.classes);
+        throw TensorError(
+            TensorErrorKind::TargetOutOfRange,
+            {.index = group, .expected = groups.classes, .actual = (*targets)[group]});
       }
     }
   }
   for (std::size_t offset = 0; offset < values.size(); ++offset) {
     if (!std::isfinite(values[offset])) {
-      throw TensorError::non_finite_value(shape, coordinate_from_offset(shape, offset),
-                                          values[offset]);
+      throw TensorError(TensorErrorKind::NonFiniteValue,
+                        {.shape = shape,
+                         .coordinate = coordinate_from_offset(shape, offset),
+                         .value = values[offset]});
     }
   }
   return groups;

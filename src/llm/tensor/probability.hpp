@@ -20,7 +20,10 @@ double stable_sigmoid(double x);
 
 /// Whether a probability kernel also writes the probabilities exp(x - m) / Z
 /// it computed along the way (a VJP saves them, chapter 16).
-enum class EmitProbabilities { No, Yes };
+enum class EmitProbabilities {
+  No,   ///< log-probabilities only
+  Yes,  ///< the probabilities too, from the same statistics
+};
 
 /// Log-probabilities and, on request, the probabilities computed from the
 /// same per-group statistics.

@@ -10,7 +10,8 @@ namespace llm {
 
 // region: reduced-shape
 Shape reduced_shape(const Shape& shape, std::size_t axis, KeepDim keep_dim) {
-  if (axis >= shape.size()) throw TensorError::invalid_axis(shape, axis);
+  if (axis >= shape.size())
+    throw TensorError(TensorErrorKind::InvalidAxis, {.shape = shape, .axis = axis});
   Shape reduced = shape;
   if (keep_dim == KeepDim::Yes) {
     reduced[axis] = 1;
@@ -47,8 +48,10 @@ Tensor sum_axis(const TensorView& source, std::size_t axis, KeepDim keep_dim) {
 // region: mean-axis
 Tensor mean_axis(const TensorView& source, std::size_t axis, KeepDim keep_dim) {
   // region: mean-axis-validation
-  if (axis >= source.rank()) throw TensorError::invalid_axis(source.shape(), axis);
-  if (source.shape()[axis] == 0) throw TensorError::empty_axis(source.shape(), axis);
+  if (axis >= source.rank())
+    throw TensorError(TensorErrorKind::InvalidAxis, {.shape = source.shape(), .axis = axis});
+  if (source.shape()[axis] == 0)
+    throw TensorError(TensorErrorKind::EmptyAxis, {.shape = source.shape(), .axis = axis});
   // endregion: mean-axis-validation
   Tensor result = sum_axis(source, axis, keep_dim);
   const double count = static_cast<double>(source.shape()[axis]);
@@ -60,8 +63,10 @@ Tensor mean_axis(const TensorView& source, std::size_t axis, KeepDim keep_dim) {
 // region: max-axis
 Tensor max_axis(const TensorView& source, std::size_t axis, KeepDim keep_dim) {
   // region: max-axis-validation
-  if (axis >= source.rank()) throw TensorError::invalid_axis(source.shape(), axis);
-  if (source.shape()[axis] == 0) throw TensorError::empty_axis(source.shape(), axis);
+  if (axis >= source.rank())
+    throw TensorError(TensorErrorKind::InvalidAxis, {.shape = source.shape(), .axis = axis});
+  if (source.shape()[axis] == 0)
+    throw TensorError(TensorErrorKind::EmptyAxis, {.shape = source.shape(), .axis = axis});
   // endregion: max-axis-validation
   Tensor result = kernel_output(reduced_shape(source.shape(), axis, keep_dim));
   Shape kept = source.shape();

@@ -9,7 +9,10 @@ namespace llm {
 
 /// Whether a reduction keeps the reduced axis with extent 1 (`Yes`: [2, 3]
 /// along 1 -> [2, 1]) or removes it (`No`: [2, 3] -> [2]).
-enum class KeepDim { No, Yes };
+enum class KeepDim {
+  No,   ///< remove the reduced axis
+  Yes,  ///< keep it, with extent 1
+};
 
 // region: axis-reductions
 /// Sums `source` (any strides) along `axis`; `keep_dim` says whether the

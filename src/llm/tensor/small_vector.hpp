@@ -31,15 +31,15 @@ class SmallVector {
   static_assert(N > 0, "SmallVector needs an inline capacity");
 
  public:
-  using value_type = T;
-  using size_type = std::size_t;
-  using difference_type = std::ptrdiff_t;
-  using reference = T&;
-  using const_reference = const T&;
-  using pointer = T*;
-  using const_pointer = const T*;
-  using iterator = T*;
-  using const_iterator = const T*;
+  using value_type = T;                    ///< the element type
+  using size_type = std::size_t;           ///< counts and indices
+  using difference_type = std::ptrdiff_t;  ///< iterator distances
+  using reference = T&;                    ///< a writable element
+  using const_reference = const T&;        ///< a read-only element
+  using pointer = T*;                      ///< a writable element's address
+  using const_pointer = const T*;          ///< a read-only element's address
+  using iterator = T*;                     ///< contiguous: a plain pointer
+  using const_iterator = const T*;         ///< contiguous: a plain pointer
 
   /// An empty vector (no allocation).
   SmallVector() noexcept = default;
@@ -53,8 +53,11 @@ class SmallVector {
     for (; first != last; ++first) push_back(*first);
   }
 
+  /// A copy of `other`'s elements (inline if they fit).
   SmallVector(const SmallVector& other) { assign_range(other.data(), other.size()); }
+  /// Takes `other`'s elements (its heap block, if it has one), leaving it empty.
   SmallVector(SmallVector&& other) noexcept { steal(other); }
+  /// Replaces the elements by a copy of `other`'s.
   SmallVector& operator=(const SmallVector& other) {
     if (this != &other) {
       size_ = 0;
@@ -62,6 +65,7 @@ class SmallVector {
     }
     return *this;
   }
+  /// Replaces the elements by `other`'s, leaving it empty.
   SmallVector& operator=(SmallVector&& other) noexcept {
     if (this != &other) {
       release();

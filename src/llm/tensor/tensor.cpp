@@ -20,14 +20,14 @@ std::vector<double> allocate_values(const Shape& shape, std::size_t count) {
   // A count can fit in size_t and still be far more than memory holds:
   // [2^30, 2^30] needs 8 EiB. Report it as a tensor error naming the shape.
   if (count > std::vector<double>().max_size()) {
-    throw TensorError::allocation_failed(shape, count);
+    throw TensorError(TensorErrorKind::AllocationFailed, {.shape = shape, .expected = count});
   }
   try {
     return value_pool::take(count);
   } catch (const std::bad_alloc&) {
-    throw TensorError::allocation_failed(shape, count);
+    throw TensorError(TensorErrorKind::AllocationFailed, {.shape = shape, .expected = count});
   } catch (const std::length_error&) {
-    throw TensorError::allocation_failed(shape, count);
+    throw TensorError(TensorErrorKind::AllocationFailed, {.shape = shape, .expected = count});
   }
 }
 // endregion: checked-allocation
@@ -43,7 +43,8 @@ Tensor::Tensor(Shape shape, std::vector<double> values)
     : shape_(std::move(shape)), values_(std::move(values)) {
   const std::size_t expected = element_count(shape_);
   if (values_.size() != expected) {
-    throw TensorError::value_count_mismatch(shape_, expected, values_.size());
+    throw TensorError(TensorErrorKind::ValueCountMismatch,
+                      {.shape = shape_, .expected = expected, .actual = values_.size()});
   }
 }
 // endregion: tensor-construction
@@ -95,7 +96,10 @@ void require_inside(const Layout& layout, std::size_t storage_size) {
   if (layout.size() == 0) return;
   const std::size_t end = layout.end_offset();
   if (end > storage_size) {
-    throw TensorError::view_out_of_bounds(layout.shape(), layout.strides(), end - 1, storage_size);
+    throw TensorError(TensorErrorKind::ViewOutOfBounds, {.shape = layout.shape(),
+                                                         .strides = layout.strides(),
+                                                         .index = end - 1,
+                                                         .expected = storage_size});
   }
 }
 // endregion: view-bounds-check
@@ -104,7 +108,8 @@ void require_inside(const Layout& layout, std::size_t storage_size) {
 Layout counted_layout(Shape shape, std::size_t storage_size) {
   Layout layout(std::move(shape));
   if (layout.size() != storage_size) {
-    throw TensorError::value_count_mismatch(layout.shape(), layout.size(), storage_size);
+    throw TensorError(TensorErrorKind::ValueCountMismatch,
+                      {.shape = layout.shape(), .expected = layout.size(), .actual = storage_size});
   }
   return layout;
 }
@@ -122,7 +127,8 @@ TensorView::TensorView(std::span<const double> storage, Layout layout)
 // endregion: tensor-view-construction
 
 std::span<const double> TensorView::contiguous_values() const {
-  if (!is_contiguous()) throw TensorError::non_contiguous_view(shape(), strides());
+  if (!is_contiguous())
+    throw TensorError(TensorErrorKind::NonContiguousView, {.shape = shape(), .strides = strides()});
   if (size() == 0) return {};
   return storage_.subspan(offset(), size());
 }
@@ -207,7 +213,9 @@ void MutableTensorView::fill(double value) noexcept {
 
 // region: copy-into-view
 void MutableTensorView::copy_from(const TensorView& source) {
-  if (source.shape() != shape()) throw TensorError::shape_mismatch(shape(), source.shape());
+  if (source.shape() != shape())
+    throw TensorError(TensorErrorKind::ShapeMismatch,
+                      {.shape = shape(), .other_shape = source.shape()});
   // Storage ranges that overlap are read completely before anything is written.
   const std::less<const double*> before;
   const double* source_first = source.storage().data();

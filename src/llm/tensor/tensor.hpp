@@ -59,9 +59,13 @@ class Tensor {
   /// A rank-zero tensor holding `value`.
   static Tensor scalar(double value);
 
+  /// A deep copy of shape and values.
   Tensor(const Tensor&) = default;
+  /// Takes the other tensor's values, leaving it empty.
   Tensor(Tensor&&) noexcept = default;
+  /// A deep copy of shape and values.
   Tensor& operator=(const Tensor&) = default;
+  /// Takes the other tensor's values, leaving it empty.
   Tensor& operator=(Tensor&&) noexcept = default;
   /// Hands a large value buffer to this thread's reuse cache (value_pool.hpp).
   ~Tensor();

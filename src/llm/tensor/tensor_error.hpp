@@ -1,7 +1,10 @@
 // The tensor area's error type: one kind per fact a tensor operation checks.
 // Every kind is thrown only while validating, before any output is written.
+// Written in the one pattern of src/llm/error.hpp: the kinds, one table of
+// names and messages, the evidence.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -38,77 +41,117 @@ enum class TensorErrorKind {
   NonFiniteValue,         ///< an input value is NaN or infinite where finiteness is required
 };
 
-/// Stable kebab-case name of a kind, e.g. `target-out-of-range`.
-std::string_view tensor_error_kind_name(TensorErrorKind kind);
+/// The offending values of a TensorError; a kind leaves the fields it does
+/// not use empty or zero.
+struct TensorErrorEvidence {
+  Shape shape{};        ///< the shape of the offending (first) operand
+  Shape other_shape{};  ///< the second operand's shape, or the requested target shape
+  /// The offending strides (RankMismatch of a layout, ViewOutOfBounds,
+  /// NonContiguousView, NonContiguousReshape).
+  Strides strides{};
+  /// The offending coordinate, or the axes of an InvalidPermutation.
+  std::vector<std::size_t> coordinate{};
+  std::size_t axis = 0;      ///< the offending axis, when one is named
+  std::size_t index = 0;     ///< the offending position, offset, group, target index or slice start
+  std::size_t expected = 0;  ///< the count or extent required (ViewOutOfBounds: the storage size)
+  std::size_t actual = 0;    ///< the count supplied (InvalidSlice: the slice end)
+  double value = 0.0;        ///< the offending floating-point value (NonFiniteValue)
+  /// RankMismatch: the strides of a layout, not a coordinate, have the wrong rank.
+  bool strides_rank = false;
+};
+
+/// The `tensor` area: each kind's stable name and message, in enum order.
+/// Taught in chapters 08-12.
+struct TensorErrorTraits {
+  using Kind = TensorErrorKind;                       ///< the area's kinds
+  using Evidence = TensorErrorEvidence;               ///< the offending values
+  static constexpr std::string_view area = "tensor";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
+  static constexpr std::array<ErrorKindSpec<Kind>, 22> kinds{{
+      {Kind::ShapeOverflow, "shape-overflow",
+       "tensor shape {shape} has more elements than size_t can count"},
+      {Kind::AllocationFailed, "allocation-failed",
+       "tensor shape {shape} needs {expected} values, more than memory can hold"},
+      {Kind::ValueCountMismatch, "value-count-mismatch",
+       "tensor shape {shape} needs {expected} values, got {actual}"},
+      {Kind::RankMismatch, "rank-mismatch",
+       "{ranked_operand} but {ranked_against} {shape} has rank {rank}"},
+      {Kind::CoordinateOutOfBounds, "coordinate-out-of-bounds",
+       "coordinate {coordinate} is out of bounds for shape {shape} at axis {axis} "
+       "({coordinate_at_axis} >= {extent_at_axis})"},
+      {Kind::OffsetOutOfBounds, "offset-out-of-bounds",
+       "flat offset {index} is out of bounds for shape {shape} with {expected} elements"},
+      {Kind::ViewOutOfBounds, "view-out-of-bounds",
+       "a view of shape {shape} with strides {strides} reaches storage offset {index}, but the "
+       "storage holds {expected} values"},
+      {Kind::NonContiguousView, "non-contiguous-view",
+       "a view of shape {shape} with strides {strides} is not row-major contiguous; read it "
+       "through its strides or materialize it"},
+      {Kind::NonContiguousReshape, "non-contiguous-reshape",
+       "cannot reshape a view of shape {shape} with strides {strides} to {other_shape}: it is not "
+       "row-major contiguous; materialize it first"},
+      {Kind::InvalidAxis, "invalid-axis",
+       "axis {axis} is out of range for shape {shape} of rank {rank}"},
+      {Kind::InvalidPermutation, "invalid-permutation",
+       "axes {coordinate} are not a permutation of the {rank} axes of shape {shape}"},
+      {Kind::InvalidSlice, "invalid-slice",
+       "slice {index}..{actual} of axis {axis} of shape {shape} is invalid: {slice_fault}"},
+      {Kind::ShapeMismatch, "shape-mismatch", "shapes {shape} and {other_shape} must be equal"},
+      {Kind::EmptyAxis, "empty-axis", "axis {axis} of shape {shape} has extent zero"},
+      {Kind::IncompatibleBroadcast, "incompatible-broadcast",
+       "shapes {shape} and {other_shape} cannot broadcast at axis {axis} counted from the right "
+       "(0 = last): extents {extent_from_right} and {other_extent_from_right}"},
+      {Kind::ReshapeCountMismatch, "reshape-count-mismatch",
+       "cannot reshape {shape} to {other_shape}: the element counts differ"},
+      {Kind::MatMulRank, "matmul-rank",
+       "matrix product needs operands of rank two or more, got {shape} and {other_shape}"},
+      {Kind::MatMulInnerMismatch, "matmul-inner-mismatch",
+       "matrix product {shape} times {other_shape} has inner extents {inner_extent} and "
+       "{other_inner_extent} that differ"},
+      {Kind::TargetCountMismatch, "target-count-mismatch",
+       "the class axis has {expected} groups but {actual} targets were given"},
+      {Kind::EmptyTargets, "empty-targets",
+       "indexed mean NLL needs at least one target: a mean over zero targets is undefined"},
+      {Kind::TargetOutOfRange, "target-out-of-range",
+       "target {actual} of group {index} is out of range for {expected} classes"},
+      {Kind::NonFiniteValue, "non-finite-value",
+       "value {value} at coordinate {coordinate} of shape {shape} is not finite"},
+  }};
+  /// A field as the message prints it; besides the evidence fields, `rank`
+  /// (of shape), the RankMismatch clauses, the coordinate and extent at
+  /// `axis`, the extents from the right, the inner extents and the slice fault.
+  static std::string field_text(const Evidence& evidence, std::string_view field);
+};
 
 /// An error from tensor storage, layouts, views, shape operations, matrix
 /// products or probabilities. Its area() is `tensor`. Fields not used by a
 /// kind are empty or zero. Taught in chapters 08-12.
-class TensorError : public Error {
+class TensorError : public KindedError<TensorErrorTraits> {
  public:
-  TensorErrorKind kind() const noexcept { return kind_; }
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw TensorError(TensorErrorKind::..., {.field = value});`
+  explicit TensorError(TensorErrorKind kind, TensorErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
+
   /// The shape of the offending (first) operand.
-  const Shape& shape() const noexcept { return shape_; }
+  const Shape& shape() const noexcept { return evidence().shape; }
   /// The shape of the second operand or requested target shape.
-  const Shape& other_shape() const noexcept { return other_shape_; }
+  const Shape& other_shape() const noexcept { return evidence().other_shape; }
   /// The offending strides (RankMismatch of a layout, ViewOutOfBounds,
   /// NonContiguousView, NonContiguousReshape).
-  const Strides& strides() const noexcept { return strides_; }
+  const Strides& strides() const noexcept { return evidence().strides; }
   /// The offending coordinate, or the axes of an InvalidPermutation.
-  const std::vector<std::size_t>& coordinate() const noexcept { return coordinate_; }
+  const std::vector<std::size_t>& coordinate() const noexcept { return evidence().coordinate; }
   /// The offending axis, when one is named.
-  std::size_t axis() const noexcept { return axis_; }
+  std::size_t axis() const noexcept { return evidence().axis; }
   /// The offending position, offset, group, target index or slice start.
-  std::size_t index() const noexcept { return index_; }
+  std::size_t index() const noexcept { return evidence().index; }
   /// The count or extent the operation required (or the storage size of ViewOutOfBounds).
-  std::size_t expected() const noexcept { return expected_; }
+  std::size_t expected() const noexcept { return evidence().expected; }
   /// The count the caller supplied (or the slice end of InvalidSlice).
-  std::size_t actual() const noexcept { return actual_; }
+  std::size_t actual() const noexcept { return evidence().actual; }
   /// The offending floating-point value (NonFiniteValue).
-  double value() const noexcept { return value_; }
-
-  static TensorError shape_overflow(Shape shape);
-  static TensorError allocation_failed(Shape shape, std::size_t count);
-  static TensorError value_count_mismatch(Shape shape, std::size_t expected, std::size_t actual);
-  static TensorError rank_mismatch(Shape shape, std::vector<std::size_t> coordinate);
-  static TensorError strides_rank_mismatch(Shape shape, Strides strides);
-  static TensorError coordinate_out_of_bounds(Shape shape, std::vector<std::size_t> coordinate,
-                                              std::size_t axis);
-  static TensorError offset_out_of_bounds(Shape shape, std::size_t offset, std::size_t count);
-  static TensorError view_out_of_bounds(Shape shape, Strides strides, std::size_t offset,
-                                        std::size_t storage_size);
-  static TensorError non_contiguous_view(Shape shape, Strides strides);
-  static TensorError non_contiguous_reshape(Shape shape, Strides strides, Shape other_shape);
-  static TensorError invalid_axis(Shape shape, std::size_t axis);
-  static TensorError invalid_permutation(Shape shape, std::vector<std::size_t> axes);
-  static TensorError invalid_slice(Shape shape, std::size_t axis, std::size_t start,
-                                   std::size_t end);
-  static TensorError shape_mismatch(Shape shape, Shape other_shape);
-  static TensorError empty_axis(Shape shape, std::size_t axis);
-  static TensorError incompatible_broadcast(Shape shape, Shape other_shape, std::size_t axis);
-  static TensorError reshape_count_mismatch(Shape shape, Shape other_shape);
-  static TensorError matmul_rank(Shape shape, Shape other_shape);
-  static TensorError matmul_inner_mismatch(Shape shape, Shape other_shape);
-  static TensorError target_count_mismatch(std::size_t expected, std::size_t actual);
-  static TensorError empty_targets();
-  static TensorError target_out_of_range(std::size_t group, std::size_t target,
-                                         std::size_t classes);
-  static TensorError non_finite_value(Shape shape, std::vector<std::size_t> coordinate,
-                                      double value);
-
- private:
-  TensorError(TensorErrorKind kind, const std::string& message);
-
-  TensorErrorKind kind_;
-  Shape shape_;
-  Shape other_shape_;
-  Strides strides_;
-  std::vector<std::size_t> coordinate_;
-  std::size_t axis_ = 0;
-  std::size_t index_ = 0;
-  std::size_t expected_ = 0;
-  std::size_t actual_ = 0;
-  double value_ = 0.0;
+  double value() const noexcept { return evidence().value; }
 };
 
 }  // namespace llm

@@ -5,20 +5,6 @@
 #include <array>
 #include <utility>
 
-// Under AddressSanitizer nothing is cached: a freed buffer must stay freed,
-// so that a read through a dangling view is reported instead of landing in a
-// recycled block.
-#if defined(__SANITIZE_ADDRESS__)
-#define LLM_VALUE_POOL_ENABLED 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define LLM_VALUE_POOL_ENABLED 0
-#endif
-#endif
-#ifndef LLM_VALUE_POOL_ENABLED
-#define LLM_VALUE_POOL_ENABLED 1
-#endif
-
 namespace llm::value_pool {
 namespace {
 
@@ -59,7 +45,7 @@ std::size_t bytes_of(const std::vector<double>& values) noexcept {
 // The cached buffer that fits `count` best (capacity in [count, 2 count],
 // holding at least `count` values), moved out of the cache; empty if none.
 std::vector<double> take_cached(std::size_t count) noexcept {
-  if (!LLM_VALUE_POOL_ENABLED || count < kSmallestPooled) return {};
+  if (!kEnabled || count < kSmallestPooled) return {};
   Cache* pool = this_thread_cache();
   if (pool == nullptr) return {};
   std::vector<double>* best = nullptr;
@@ -93,7 +79,7 @@ std::vector<double> take_for_overwrite(std::size_t count) noexcept {
 }
 
 void give(std::vector<double>&& values) noexcept {
-  if (!LLM_VALUE_POOL_ENABLED || values.capacity() < kSmallestPooled) return;
+  if (!kEnabled || values.capacity() < kSmallestPooled) return;
   Cache* pool = this_thread_cache();
   if (pool == nullptr || pool->bytes + bytes_of(values) > kMaximumBytes) return;
   for (std::vector<double>& slot : pool->slots) {

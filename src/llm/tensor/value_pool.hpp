@@ -14,7 +14,26 @@
 #include <cstddef>
 #include <vector>
 
+// Under AddressSanitizer nothing is cached: a freed buffer must stay freed,
+// so that a read through a dangling view is reported instead of landing in a
+// recycled block.
+#if defined(__SANITIZE_ADDRESS__)
+#define LLM_VALUE_POOL_ENABLED 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LLM_VALUE_POOL_ENABLED 0
+#endif
+#endif
+#ifndef LLM_VALUE_POOL_ENABLED
+#define LLM_VALUE_POOL_ENABLED 1
+#endif
+
+/// The per-thread cache of large value buffers (internal to the tensor area).
 namespace llm::value_pool {
+
+/// Whether this build caches buffers at all: false under AddressSanitizer
+/// (see above), where take() always allocates and give() always frees.
+inline constexpr bool kEnabled = LLM_VALUE_POOL_ENABLED != 0;
 
 /// Buffers smaller than this many doubles are left to malloc (64 KiB).
 inline constexpr std::size_t kSmallestPooled = 8192;

@@ -12,7 +12,8 @@ namespace llm {
 TokenizerLayout TokenizerLayout::create(std::size_t merge_count) {
   // The last ID is kFirstMergeTokenId + merge_count - 1 and must be <= 2^32 - 1.
   constexpr std::size_t kMaxLayoutMerges = std::size_t{0xFFFFFFFF} - kFirstMergeTokenId + 1;
-  if (merge_count > kMaxLayoutMerges) throw TokenizerError::layout_overflow(merge_count);
+  if (merge_count > kMaxLayoutMerges)
+    throw TokenizerError(TokenizerErrorKind::LayoutOverflow, {.merge_count = merge_count});
   return TokenizerLayout(merge_count);
 }
 
@@ -60,9 +61,12 @@ BpeTokenizer BpeTokenizer::from_merge_pairs(std::span<const TokenPair> training_
     const TokenPair pair = training_pairs[rank];
     const auto token_id = static_cast<TokenId>(kByteTokenCount + rank);  // fits: layout checked
     for (TokenId operand : {pair.left, pair.right}) {
-      if (operand >= token_id) throw TokenizerError::unknown_merge_operand(rank, operand);
+      if (operand >= token_id)
+        throw TokenizerError(TokenizerErrorKind::UnknownMergeOperand,
+                             {.rank = rank, .token_id = operand});
     }
-    if (!seen.insert(pair).second) throw TokenizerError::duplicate_merge_pair(rank, pair);
+    if (!seen.insert(pair).second)
+      throw TokenizerError(TokenizerErrorKind::DuplicateMergePair, {.rank = rank, .pair = pair});
     std::vector<std::uint8_t> merged = vocabulary[pair.left];
     merged.insert(merged.end(), vocabulary[pair.right].begin(), vocabulary[pair.right].end());
     vocabulary.push_back(std::move(merged));
@@ -133,13 +137,18 @@ std::vector<TokenId> BpeTokenizer::encode_document(std::span<const std::uint8_t>
 }
 
 std::vector<std::uint8_t> BpeTokenizer::decode_document(std::span<const TokenId> document) const {
-  if (document.size() < 2) throw TokenizerError::document_too_short(document.size());
-  if (document.front() != kBosTokenId) throw TokenizerError::expected_bos(document.front());
+  if (document.size() < 2)
+    throw TokenizerError(TokenizerErrorKind::DocumentTooShort, {.length = document.size()});
+  if (document.front() != kBosTokenId)
+    throw TokenizerError(TokenizerErrorKind::ExpectedBos, {.token_id = document.front()});
   const std::size_t last = document.size() - 1;
-  if (document[last] != kEosTokenId) throw TokenizerError::expected_eos(last, document[last]);
+  if (document[last] != kEosTokenId)
+    throw TokenizerError(TokenizerErrorKind::ExpectedEos,
+                         {.token_id = document[last], .position = last});
   for (std::size_t position = 1; position < last; ++position) {
     if (document[position] == kBosTokenId || document[position] == kEosTokenId) {
-      throw TokenizerError::interior_control_token(position, document[position]);
+      throw TokenizerError(TokenizerErrorKind::InteriorControlToken,
+                           {.token_id = document[position], .position = position});
     }
   }
   return concatenate_bytes(document.subspan(1, last - 1), 1);
@@ -155,7 +164,8 @@ std::vector<TokenId> BpeTokenizer::encode_document(std::string_view bytes) const
 std::vector<std::uint8_t> BpeTokenizer::decode_content(std::span<const TokenId> content) const {
   for (std::size_t position = 0; position < content.size(); ++position) {
     if (content[position] == kBosTokenId || content[position] == kEosTokenId) {
-      throw TokenizerError::control_token_in_content(position, content[position]);
+      throw TokenizerError(TokenizerErrorKind::ControlTokenInContent,
+                           {.token_id = content[position], .position = position});
     }
   }
   return concatenate_bytes(content, 0);
@@ -168,7 +178,9 @@ std::vector<std::uint8_t> BpeTokenizer::concatenate_bytes(std::span<const TokenI
   std::vector<std::uint8_t> bytes;
   for (std::size_t index = 0; index < tokens.size(); ++index) {
     const auto piece = token_bytes(tokens[index]);
-    if (!piece) throw TokenizerError::unknown_token(index + position_offset, tokens[index]);
+    if (!piece)
+      throw TokenizerError(TokenizerErrorKind::UnknownToken,
+                           {.token_id = tokens[index], .position = index + position_offset});
     bytes.insert(bytes.end(), piece->begin(), piece->end());
   }
   return bytes;
@@ -180,7 +192,8 @@ namespace {
 // No replacement character: a wrong byte is reported, never papered over.
 std::string strict_utf8(const std::vector<std::uint8_t>& bytes) {
   const std::size_t valid = utf8_valid_prefix_length(bytes);
-  if (valid != bytes.size()) throw TokenizerError::invalid_utf8(valid);
+  if (valid != bytes.size())
+    throw TokenizerError(TokenizerErrorKind::InvalidUtf8, {.valid_up_to = valid});
   return {bytes.begin(), bytes.end()};
 }
 

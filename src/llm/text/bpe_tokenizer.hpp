@@ -18,6 +18,7 @@
 // decode to the same bytes, and only the second is what encoding produces.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -63,58 +64,82 @@ enum class TokenizerErrorKind {
   InvalidUtf8,            ///< the decoded bytes are not UTF-8 (asked for text only)
 };
 
-/// Stable kebab-case name of a kind, e.g. `interior-control-token`.
-std::string_view tokenizer_error_kind_name(TokenizerErrorKind kind);
+/// The offending values of a TokenizerError; a kind leaves the fields it does
+/// not use zero.
+struct TokenizerErrorEvidence {
+  std::size_t merge_count = 0;  ///< number of merges of the layout (LayoutOverflow)
+  std::size_t rank = 0;  ///< rank of the offending merge (UnknownMergeOperand, DuplicateMergePair)
+  /// The offending ID: an undefined operand, a control or unknown token, or
+  /// the ID found instead of BOS or EOS.
+  TokenId token_id = 0;
+  TokenPair pair{};  ///< the repeated pair (DuplicateMergePair)
+  /// Position of the offending ID in the decoded sequence: the content
+  /// position, or the document position counting BOS as 0.
+  std::size_t position = 0;
+  std::size_t length = 0;       ///< length of the too-short document (DocumentTooShort)
+  std::size_t valid_up_to = 0;  ///< offset of the first byte that is not valid UTF-8
+};
+
+/// The `tokenizer` area: each kind's stable name and message, in enum order.
+struct TokenizerErrorTraits {
+  using Kind = TokenizerErrorKind;                       ///< the area's kinds
+  using Evidence = TokenizerErrorEvidence;               ///< the offending values
+  static constexpr std::string_view area = "tokenizer";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order; `{layout_version}`,
+  /// `{bos}` and `{eos}` are kTokenizerLayoutVersion, kBosTokenId and kEosTokenId.
+  static constexpr std::array<ErrorKindSpec<Kind>, 10> kinds{{
+      {Kind::LayoutOverflow, "layout-overflow",
+       "{merge_count} merge ranks do not fit tokenizer layout version {layout_version}: the last "
+       "token ID would exceed 32 bits"},
+      {Kind::UnknownMergeOperand, "unknown-merge-operand",
+       "merge rank {rank} uses training token {token_id}, which no earlier rank defines"},
+      {Kind::DuplicateMergePair, "duplicate-merge-pair",
+       "merge rank {rank} repeats training pair ({pair_left},{pair_right})"},
+      {Kind::ControlTokenInContent, "control-token-in-content",
+       "control token {token_id} is not allowed in content at position {position}"},
+      {Kind::UnknownToken, "unknown-token",
+       "token {token_id} at position {position} is outside this tokenizer's vocabulary"},
+      {Kind::DocumentTooShort, "document-too-short",
+       "a document of {length} token IDs cannot hold both BOS and EOS"},
+      {Kind::ExpectedBos, "expected-bos",
+       "expected BOS token {bos}, found {token_id} at position 0"},
+      {Kind::ExpectedEos, "expected-eos",
+       "expected EOS token {eos}, found {token_id} at the final position {position}"},
+      {Kind::InteriorControlToken, "interior-control-token",
+       "document control token {token_id} is not allowed at position {position}"},
+      {Kind::InvalidUtf8, "invalid-utf8",
+       "decoded bytes are not valid UTF-8 at byte {valid_up_to}"},
+  }};
+  /// A field as the message prints it, or one of the layout constants.
+  static std::string field_text(const Evidence& evidence, std::string_view field);
+};
 
 /// An error of the chapter 4 tokenizer. Thrown while validating, before any
 /// result is built; a tokenizer is immutable, so a failed call changes nothing.
 /// Fields a kind does not use are zero.
-class TokenizerError : public Error {
+class TokenizerError : public KindedError<TokenizerErrorTraits> {
  public:
-  TokenizerErrorKind kind() const noexcept { return kind_; }
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw TokenizerError(TokenizerErrorKind::..., {.field = value});`
+  explicit TokenizerError(TokenizerErrorKind kind, TokenizerErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
+
   /// Number of merges of the layout (LayoutOverflow).
-  std::size_t merge_count() const noexcept { return merge_count_; }
+  std::size_t merge_count() const noexcept { return evidence().merge_count; }
   /// Rank of the offending merge (UnknownMergeOperand, DuplicateMergePair).
-  std::size_t rank() const noexcept { return rank_; }
+  std::size_t rank() const noexcept { return evidence().rank; }
   /// The offending ID: an undefined operand, a control or unknown token, or
   /// the ID found instead of BOS or EOS.
-  TokenId token_id() const noexcept { return token_id_; }
+  TokenId token_id() const noexcept { return evidence().token_id; }
   /// The repeated pair (DuplicateMergePair).
-  TokenPair pair() const noexcept { return pair_; }
+  TokenPair pair() const noexcept { return evidence().pair; }
   /// Position of the offending ID in the decoded sequence: the content
   /// position, or the document position counting BOS as 0.
-  std::size_t position() const noexcept { return position_; }
+  std::size_t position() const noexcept { return evidence().position; }
   /// Length of the too-short document (DocumentTooShort).
-  std::size_t length() const noexcept { return length_; }
+  std::size_t length() const noexcept { return evidence().length; }
   /// Offset of the first byte that is not valid UTF-8 (InvalidUtf8).
-  std::size_t valid_up_to() const noexcept { return valid_up_to_; }
-
-  /// @name Factories
-  /// One per kind; each sets the evidence fields and writes the message.
-  ///@{
-  static TokenizerError layout_overflow(std::size_t merge_count);
-  static TokenizerError unknown_merge_operand(std::size_t rank, TokenId token_id);
-  static TokenizerError duplicate_merge_pair(std::size_t rank, TokenPair pair);
-  static TokenizerError control_token_in_content(std::size_t position, TokenId token_id);
-  static TokenizerError unknown_token(std::size_t position, TokenId token_id);
-  static TokenizerError document_too_short(std::size_t length);
-  static TokenizerError expected_bos(TokenId found);
-  static TokenizerError expected_eos(std::size_t position, TokenId found);
-  static TokenizerError interior_control_token(std::size_t position, TokenId token_id);
-  static TokenizerError invalid_utf8(std::size_t valid_up_to);
-  ///@}
-
- private:
-  TokenizerError(TokenizerErrorKind kind, const std::string& message);
-
-  TokenizerErrorKind kind_;
-  std::size_t merge_count_ = 0;
-  std::size_t rank_ = 0;
-  TokenId token_id_ = 0;
-  TokenPair pair_;
-  std::size_t position_ = 0;
-  std::size_t length_ = 0;
-  std::size_t valid_up_to_ = 0;
+  std::size_t valid_up_to() const noexcept { return evidence().valid_up_to; }
 };
 // endregion: tokenizer-errors
 

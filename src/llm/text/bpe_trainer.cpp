@@ -6,51 +6,15 @@
 
 namespace llm {
 
-std::string_view bpe_training_error_kind_name(BpeTrainingErrorKind kind) {
-  switch (kind) {
-    case BpeTrainingErrorKind::TooManyMerges:
-      return "too-many-merges";
-    case BpeTrainingErrorKind::DocumentCountMismatch:
-      return "document-count-mismatch";
-    case BpeTrainingErrorKind::InitialTokenNotByte:
-      return "initial-token-not-byte";
-  }
-  return "unknown";
-}
-
-BpeTrainingError::BpeTrainingError(BpeTrainingErrorKind kind, const std::string& message)
-    : Error("bpe-training", bpe_training_error_kind_name(kind), message), kind_(kind) {}
-
-BpeTrainingError BpeTrainingError::too_many_merges(std::size_t requested) {
-  BpeTrainingError error(BpeTrainingErrorKind::TooManyMerges,
-                         std::to_string(requested) + " merges were requested, but only " +
-                             std::to_string(kMaxMergeCount) +
-                             " new token IDs fit after the 256 byte IDs in 32 bits");
-  error.requested_merges_ = requested;
-  error.max_merges_ = kMaxMergeCount;
-  return error;
-}
-
-BpeTrainingError BpeTrainingError::document_count_mismatch(std::size_t documents,
-                                                           std::size_t sequences) {
-  BpeTrainingError error(BpeTrainingErrorKind::DocumentCountMismatch,
-                         std::to_string(documents) + " document ids were given for " +
-                             std::to_string(sequences) + " sequences; each sequence needs one id");
-  error.document_count_ = documents;
-  error.sequence_count_ = sequences;
-  return error;
-}
-
-BpeTrainingError BpeTrainingError::initial_token_not_byte(std::size_t sequence_index,
-                                                          std::size_t position, TokenId token_id) {
-  BpeTrainingError error(BpeTrainingErrorKind::InitialTokenNotByte,
-                         "initial sequence " + std::to_string(sequence_index) + " holds token " +
-                             std::to_string(token_id) + " at position " + std::to_string(position) +
-                             ", but training starts from byte IDs 0..255");
-  error.sequence_index_ = sequence_index;
-  error.position_ = position;
-  error.token_id_ = token_id;
-  return error;
+std::string BpeTrainingErrorTraits::field_text(const Evidence& evidence, std::string_view field) {
+  if (field == "requested_merges") return std::to_string(evidence.requested_merges);
+  if (field == "max_merges") return std::to_string(evidence.max_merges);
+  if (field == "document_count") return std::to_string(evidence.document_count);
+  if (field == "sequence_count") return std::to_string(evidence.sequence_count);
+  if (field == "sequence_index") return std::to_string(evidence.sequence_index);
+  if (field == "position") return std::to_string(evidence.position);
+  if (field == "token_id") return std::to_string(evidence.token_id);
+  error_detail::unknown_field(area, field);
 }
 
 std::vector<TokenId> bytes_to_tokens(std::span<const std::uint8_t> bytes) {
@@ -118,14 +82,21 @@ std::optional<std::span<const std::uint8_t>> BpeTraining::token_bytes(TokenId to
 BpeTraining learn_merges(std::size_t max_merges, std::vector<std::string> document_ids,
                          std::vector<std::vector<TokenId>> sequences) {
   // region: learn-merges-validation
-  if (max_merges > kMaxMergeCount) throw BpeTrainingError::too_many_merges(max_merges);
+  if (max_merges > kMaxMergeCount)
+    throw BpeTrainingError(BpeTrainingErrorKind::TooManyMerges,
+                           {.requested_merges = max_merges, .max_merges = kMaxMergeCount});
   if (document_ids.size() != sequences.size()) {
-    throw BpeTrainingError::document_count_mismatch(document_ids.size(), sequences.size());
+    throw BpeTrainingError(
+        BpeTrainingErrorKind::DocumentCountMismatch,
+        {.document_count = document_ids.size(), .sequence_count = sequences.size()});
   }
   for (std::size_t index = 0; index < sequences.size(); ++index) {
     for (std::size_t position = 0; position < sequences[index].size(); ++position) {
       if (sequences[index][position] >= kByteTokenCount) {
-        throw BpeTrainingError::initial_token_not_byte(index, position, sequences[index][position]);
+        throw BpeTrainingError(BpeTrainingErrorKind::InitialTokenNotByte,
+                               {.sequence_index = index,
+                                .position = position,
+                                .token_id = sequences[index][position]});
       }
     }
   }

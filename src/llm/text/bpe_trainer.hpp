@@ -13,6 +13,7 @@
 // Chapter 4 freezes the learned rules into a tokenizer (bpe_tokenizer.hpp).
 #pragma once
 
+#include <array>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -54,49 +55,62 @@ enum class BpeTrainingErrorKind {
   InitialTokenNotByte,    ///< an initial sequence holds an ID of 256 or more
 };
 
-/// Stable kebab-case name of a kind, e.g. `too-many-merges`.
-std::string_view bpe_training_error_kind_name(BpeTrainingErrorKind kind);
+/// The offending values of a BpeTrainingError; a kind leaves the fields it
+/// does not use zero.
+struct BpeTrainingErrorEvidence {
+  std::size_t requested_merges = 0;  ///< the number of merges requested (TooManyMerges)
+  std::size_t max_merges = 0;        ///< the largest number that fits, kMaxMergeCount
+  std::size_t document_count = 0;    ///< the number of document ids given (DocumentCountMismatch)
+  std::size_t sequence_count = 0;    ///< the number of sequences given (DocumentCountMismatch)
+  std::size_t sequence_index = 0;    ///< index of the offending sequence (InitialTokenNotByte)
+  std::size_t position = 0;          ///< position of the offending ID in that sequence
+  TokenId token_id = 0;              ///< the offending ID (InitialTokenNotByte)
+};
+
+/// The `bpe-training` area: each kind's stable name and message, in enum order.
+struct BpeTrainingErrorTraits {
+  using Kind = BpeTrainingErrorKind;                        ///< the area's kinds
+  using Evidence = BpeTrainingErrorEvidence;                ///< the offending values
+  static constexpr std::string_view area = "bpe-training";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
+  static constexpr std::array<ErrorKindSpec<Kind>, 3> kinds{{
+      {Kind::TooManyMerges, "too-many-merges",
+       "{requested_merges} merges were requested, but only {max_merges} new token IDs fit after "
+       "the 256 byte IDs in 32 bits"},
+      {Kind::DocumentCountMismatch, "document-count-mismatch",
+       "{document_count} document ids were given for {sequence_count} sequences; each sequence "
+       "needs one id"},
+      {Kind::InitialTokenNotByte, "initial-token-not-byte",
+       "initial sequence {sequence_index} holds token {token_id} at position {position}, but "
+       "training starts from byte IDs 0..255"},
+  }};
+  /// A field as the message prints it.
+  static std::string field_text(const Evidence& evidence, std::string_view field);
+};
 
 /// An error of the chapter 3 trainer. Thrown before any round runs, so
 /// nothing is learned and no input is modified.
-class BpeTrainingError : public Error {
+class BpeTrainingError : public KindedError<BpeTrainingErrorTraits> {
  public:
-  BpeTrainingErrorKind kind() const noexcept { return kind_; }
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw BpeTrainingError(BpeTrainingErrorKind::..., {.field = value});`
+  explicit BpeTrainingError(BpeTrainingErrorKind kind, BpeTrainingErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
+
   /// The number of merges requested (TooManyMerges).
-  std::size_t requested_merges() const noexcept { return requested_merges_; }
+  std::size_t requested_merges() const noexcept { return evidence().requested_merges; }
   /// The largest number that fits, kMaxMergeCount (TooManyMerges).
-  std::size_t max_merges() const noexcept { return max_merges_; }
+  std::size_t max_merges() const noexcept { return evidence().max_merges; }
   /// The number of document ids given (DocumentCountMismatch).
-  std::size_t document_count() const noexcept { return document_count_; }
+  std::size_t document_count() const noexcept { return evidence().document_count; }
   /// The number of sequences given (DocumentCountMismatch).
-  std::size_t sequence_count() const noexcept { return sequence_count_; }
+  std::size_t sequence_count() const noexcept { return evidence().sequence_count; }
   /// Index of the offending sequence (InitialTokenNotByte).
-  std::size_t sequence_index() const noexcept { return sequence_index_; }
+  std::size_t sequence_index() const noexcept { return evidence().sequence_index; }
   /// Position of the offending ID in that sequence (InitialTokenNotByte).
-  std::size_t position() const noexcept { return position_; }
+  std::size_t position() const noexcept { return evidence().position; }
   /// The offending ID (InitialTokenNotByte).
-  TokenId token_id() const noexcept { return token_id_; }
-
-  /// @name Factories
-  /// One per kind; each sets the evidence fields and writes the message.
-  ///@{
-  static BpeTrainingError too_many_merges(std::size_t requested);
-  static BpeTrainingError document_count_mismatch(std::size_t documents, std::size_t sequences);
-  static BpeTrainingError initial_token_not_byte(std::size_t sequence_index, std::size_t position,
-                                                 TokenId token_id);
-  ///@}
-
- private:
-  BpeTrainingError(BpeTrainingErrorKind kind, const std::string& message);
-
-  BpeTrainingErrorKind kind_;
-  std::size_t requested_merges_ = 0;
-  std::size_t max_merges_ = 0;
-  std::size_t document_count_ = 0;
-  std::size_t sequence_count_ = 0;
-  std::size_t sequence_index_ = 0;
-  std::size_t position_ = 0;
-  TokenId token_id_ = 0;
+  TokenId token_id() const noexcept { return evidence().token_id; }
 };
 // endregion: bpe-training-errors
 

@@ -6,51 +6,20 @@
 
 namespace llm {
 
-std::string_view causal_window_error_kind_name(CausalWindowErrorKind kind) {
-  switch (kind) {
-    case CausalWindowErrorKind::ZeroContextLength:
-      return "zero-context-length";
-    case CausalWindowErrorKind::ZeroStride:
-      return "zero-stride";
-    case CausalWindowErrorKind::ContextLengthOverflow:
-      return "context-length-overflow";
-  }
-  return "unknown";
-}
-
-CausalWindowError::CausalWindowError(CausalWindowErrorKind kind, const std::string& message,
-                                     std::size_t context_length, std::size_t stride)
-    : Error("causal-windows", causal_window_error_kind_name(kind), message),
-      kind_(kind),
-      context_length_(context_length),
-      stride_(stride) {}
-
-CausalWindowError CausalWindowError::zero_context_length(std::size_t stride) {
-  return CausalWindowError(
-      CausalWindowErrorKind::ZeroContextLength,
-      "context length must be positive, got 0 (stride " + std::to_string(stride) + ")", 0, stride);
-}
-
-CausalWindowError CausalWindowError::zero_stride(std::size_t context_length) {
-  return CausalWindowError(
-      CausalWindowErrorKind::ZeroStride,
-      "stride must be positive, got 0 (context length " + std::to_string(context_length) + ")",
-      context_length, 0);
-}
-
-CausalWindowError CausalWindowError::context_length_overflow(std::size_t context_length,
-                                                             std::size_t stride) {
-  return CausalWindowError(CausalWindowErrorKind::ContextLengthOverflow,
-                           "context length " + std::to_string(context_length) +
-                               " is too large: one more source token cannot be counted",
-                           context_length, stride);
+std::string CausalWindowErrorTraits::field_text(const Evidence& evidence, std::string_view field) {
+  if (field == "context_length") return std::to_string(evidence.context_length);
+  if (field == "stride") return std::to_string(evidence.stride);
+  error_detail::unknown_field(area, field);
 }
 
 CausalWindowConfig CausalWindowConfig::create(std::size_t context_length, std::size_t stride) {
-  if (context_length == 0) throw CausalWindowError::zero_context_length(stride);
-  if (stride == 0) throw CausalWindowError::zero_stride(context_length);
+  if (context_length == 0)
+    throw CausalWindowError(CausalWindowErrorKind::ZeroContextLength, {.stride = stride});
+  if (stride == 0)
+    throw CausalWindowError(CausalWindowErrorKind::ZeroStride, {.context_length = context_length});
   if (context_length == std::numeric_limits<std::size_t>::max()) {
-    throw CausalWindowError::context_length_overflow(context_length, stride);
+    throw CausalWindowError(CausalWindowErrorKind::ContextLengthOverflow,
+                            {.context_length = context_length, .stride = stride});
   }
   return CausalWindowConfig(context_length, stride);
 }

@@ -13,6 +13,7 @@
 // keeps each document separate and inside its partition.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -33,34 +34,43 @@ enum class CausalWindowErrorKind {
   ContextLengthOverflow,  ///< T + 1 does not fit in size_t
 };
 
-/// Stable kebab-case name of a kind, e.g. `zero-stride`.
-std::string_view causal_window_error_kind_name(CausalWindowErrorKind kind);
+/// The requested configuration a CausalWindowError rejected.
+struct CausalWindowErrorEvidence {
+  std::size_t context_length = 0;  ///< the requested context length T
+  std::size_t stride = 0;          ///< the requested stride S
+};
+
+/// The `causal-windows` area: each kind's stable name and message, in enum order.
+struct CausalWindowErrorTraits {
+  using Kind = CausalWindowErrorKind;                         ///< the area's kinds
+  using Evidence = CausalWindowErrorEvidence;                 ///< the requested configuration
+  static constexpr std::string_view area = "causal-windows";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
+  static constexpr std::array<ErrorKindSpec<Kind>, 3> kinds{{
+      {Kind::ZeroContextLength, "zero-context-length",
+       "context length must be positive, got 0 (stride {stride})"},
+      {Kind::ZeroStride, "zero-stride",
+       "stride must be positive, got 0 (context length {context_length})"},
+      {Kind::ContextLengthOverflow, "context-length-overflow",
+       "context length {context_length} is too large: one more source token cannot be counted"},
+  }};
+  /// A field as the message prints it.
+  static std::string field_text(const Evidence& evidence, std::string_view field);
+};
 
 /// An error of the chapter 5 window configuration, thrown by
 /// CausalWindowConfig::create before a configuration exists.
-class CausalWindowError : public Error {
+class CausalWindowError : public KindedError<CausalWindowErrorTraits> {
  public:
-  CausalWindowErrorKind kind() const noexcept { return kind_; }
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw CausalWindowError(CausalWindowErrorKind::..., {.field = value});`
+  explicit CausalWindowError(CausalWindowErrorKind kind, CausalWindowErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
+
   /// The requested context length T.
-  std::size_t context_length() const noexcept { return context_length_; }
+  std::size_t context_length() const noexcept { return evidence().context_length; }
   /// The requested stride S.
-  std::size_t stride() const noexcept { return stride_; }
-
-  /// @name Factories
-  /// One per kind; each sets the evidence fields and writes the message.
-  ///@{
-  static CausalWindowError zero_context_length(std::size_t stride);
-  static CausalWindowError zero_stride(std::size_t context_length);
-  static CausalWindowError context_length_overflow(std::size_t context_length, std::size_t stride);
-  ///@}
-
- private:
-  CausalWindowError(CausalWindowErrorKind kind, const std::string& message,
-                    std::size_t context_length, std::size_t stride);
-
-  CausalWindowErrorKind kind_;
-  std::size_t context_length_;
-  std::size_t stride_;
+  std::size_t stride() const noexcept { return evidence().stride; }
 };
 // endregion: causal-window-errors
 

@@ -52,11 +52,14 @@ Json parse_json(std::string_view text, const char* source) {
   try {
     parsed = Json::parse(text.begin(), text.end(), find_repeated_keys);
   } catch (const Json::exception& error) {
-    throw CorpusError::invalid_json(source, error.what());
+    throw CorpusError(CorpusErrorKind::InvalidJson, {.source = source, .actual = error.what()});
   }
   if (repeated) {
-    throw CorpusError::invalid_field(source, repeated->first, repeated->second,
-                                     "repeats the field " + repeated->second);
+    throw CorpusError(CorpusErrorKind::InvalidField,
+                      {.source = source,
+                       .document_position = repeated->first,
+                       .field = repeated->second,
+                       .actual = "repeats the field " + repeated->second});
   }
   return parsed;
 }
@@ -66,11 +69,18 @@ std::string string_field(const Json& object, const char* field, const char* sour
                          std::size_t position) {
   const auto found = object.find(field);
   if (found == object.end()) {
-    throw CorpusError::invalid_field(source, position, field, std::string("has no field ") + field);
+    throw CorpusError(CorpusErrorKind::InvalidField,
+                      {.source = source,
+                       .document_position = position,
+                       .field = field,
+                       .actual = std::string("has no field ") + field});
   }
   if (!found->is_string()) {
-    throw CorpusError::invalid_field(source, position, field,
-                                     std::string("field ") + field + " is not a string");
+    throw CorpusError(CorpusErrorKind::InvalidField,
+                      {.source = source,
+                       .document_position = position,
+                       .field = field,
+                       .actual = std::string("field ") + field + " is not a string"});
   }
   return found->get<std::string>();
 }
@@ -83,7 +93,10 @@ void reject_unknown_fields(const Json& object, const std::array<const char*, N>&
     const std::string& key = item.key();
     if (std::none_of(allowed.begin(), allowed.end(),
                      [&](const char* name) { return key == name; })) {
-      throw CorpusError::invalid_field(source, position, key, "has an unknown field " + key);
+      throw CorpusError(CorpusErrorKind::InvalidField, {.source = source,
+                                                        .document_position = position,
+                                                        .field = key,
+                                                        .actual = "has an unknown field " + key});
     }
   }
 }
@@ -147,14 +160,17 @@ Corpus::Corpus(std::vector<Document> documents, std::string checksum)
 Corpus Corpus::from_json(std::string_view json_text) {
   const Json parsed = parse_json(json_text, kCorpusSource);
   if (!parsed.is_array()) {
-    throw CorpusError::invalid_field(kCorpusSource, 0, "", "is not a JSON array of documents");
+    throw CorpusError(CorpusErrorKind::InvalidField,
+                      {.source = kCorpusSource, .actual = "is not a JSON array of documents"});
   }
   std::vector<Document> documents;
   for (std::size_t index = 0; index < parsed.size(); ++index) {
     const std::size_t position = index + 1;
     const Json& item = parsed[index];
     if (!item.is_object()) {
-      throw CorpusError::invalid_field(kCorpusSource, position, "", "is not a JSON object");
+      throw CorpusError(CorpusErrorKind::InvalidField, {.source = kCorpusSource,
+                                                        .document_position = position,
+                                                        .actual = "is not a JSON object"});
     }
     reject_unknown_fields(item, kDocumentFields, kCorpusSource, position);
     documents.push_back({string_field(item, "id", kCorpusSource, position),
@@ -162,7 +178,7 @@ Corpus Corpus::from_json(std::string_view json_text) {
                          string_field(item, "provenance_group", kCorpusSource, position),
                          string_field(item, "text", kCorpusSource, position)});
   }
-  if (documents.empty()) throw CorpusError::empty_corpus();
+  if (documents.empty()) throw CorpusError(CorpusErrorKind::EmptyCorpus, {.source = kCorpusSource});
 
   for (std::size_t index = 0; index < documents.size(); ++index) {
     const Document& document = documents[index];
@@ -171,14 +187,29 @@ Corpus Corpus::from_json(std::string_view json_text) {
          {std::pair{"id", &document.id}, std::pair{"language", &document.language},
           std::pair{"provenance_group", &document.provenance_group}}) {
       if (!is_kebab_identifier(*value))
-        throw CorpusError::invalid_identifier(position, field, *value);
+        throw CorpusError(CorpusErrorKind::InvalidIdentifier, {.source = kCorpusSource,
+                                                               .document_position = position,
+                                                               .field = field,
+                                                               .actual = *value});
     }
-    if (!has_visible_text(document.text)) throw CorpusError::empty_text(position, document.id);
+    if (!has_visible_text(document.text))
+      throw CorpusError(CorpusErrorKind::EmptyText, {.source = kCorpusSource,
+                                                     .document_position = position,
+                                                     .field = "text",
+                                                     .document_id = document.id});
     for (std::size_t earlier = 0; earlier < index; ++earlier) {
       if (documents[earlier].id == document.id)
-        throw CorpusError::duplicate_id(position, document.id);
+        throw CorpusError(CorpusErrorKind::DuplicateId, {.source = kCorpusSource,
+                                                         .document_position = position,
+                                                         .field = "id",
+                                                         .document_id = document.id});
       if (documents[earlier].text == document.text) {
-        throw CorpusError::duplicate_text(position, document.id, documents[earlier].id);
+        throw CorpusError(CorpusErrorKind::DuplicateText,
+                          {.source = kCorpusSource,
+                           .document_position = position,
+                           .field = "text",
+                           .document_id = document.id,
+                           .other_document_id = documents[earlier].id});
       }
     }
   }
@@ -204,19 +235,23 @@ SplitManifest::SplitManifest(std::uint64_t schema_version, std::string corpus_ch
 SplitManifest SplitManifest::from_json(std::string_view json_text) {
   const Json parsed = parse_json(json_text, kManifestSource);
   if (!parsed.is_object()) {
-    throw CorpusError::invalid_field(kManifestSource, 0, "", "is not a JSON object");
+    throw CorpusError(CorpusErrorKind::InvalidField,
+                      {.source = kManifestSource, .actual = "is not a JSON object"});
   }
   static constexpr std::array<const char*, 6> kFields = {
       "schema_version", "corpus_checksum", "strategy", "train", "validation", "test"};
   reject_unknown_fields(parsed, kFields, kManifestSource, 0);
   const auto version = parsed.find("schema_version");
   if (version == parsed.end()) {
-    throw CorpusError::invalid_field(kManifestSource, 0, "schema_version",
-                                     "has no field schema_version");
+    throw CorpusError(CorpusErrorKind::InvalidField, {.source = kManifestSource,
+                                                      .field = "schema_version",
+                                                      .actual = "has no field schema_version"});
   }
   if (!version->is_number_unsigned()) {
-    throw CorpusError::invalid_field(kManifestSource, 0, "schema_version",
-                                     "field schema_version is not an unsigned integer");
+    throw CorpusError(CorpusErrorKind::InvalidField,
+                      {.source = kManifestSource,
+                       .field = "schema_version",
+                       .actual = "field schema_version is not an unsigned integer"});
   }
   std::string checksum = string_field(parsed, "corpus_checksum", kManifestSource, 0);
   std::string strategy = string_field(parsed, "strategy", kManifestSource, 0);
@@ -225,12 +260,16 @@ SplitManifest SplitManifest::from_json(std::string_view json_text) {
     const std::string field(partition_label(partition));
     const auto list = parsed.find(field);
     if (list == parsed.end()) {
-      throw CorpusError::invalid_field(kManifestSource, 0, field, "has no field " + field);
+      throw CorpusError(
+          CorpusErrorKind::InvalidField,
+          {.source = kManifestSource, .field = field, .actual = "has no field " + field});
     }
     if (!list->is_array() ||
         !std::all_of(list->begin(), list->end(), [](const Json& id) { return id.is_string(); })) {
-      throw CorpusError::invalid_field(kManifestSource, 0, field,
-                                       "field " + field + " is not an array of strings");
+      throw CorpusError(CorpusErrorKind::InvalidField,
+                        {.source = kManifestSource,
+                         .field = field,
+                         .actual = "field " + field + " is not an array of strings"});
     }
     for (const Json& id : *list)
       ids[static_cast<std::size_t>(partition)].push_back(id.get<std::string>());
@@ -280,7 +319,9 @@ CorpusPartitions SplitManifest::partition(const Corpus& corpus) const {
   }
   // Complete: every document has a partition.
   for (const Document& document : corpus.documents()) {
-    if (!assignment.contains(document.id)) throw CorpusError::missing_document(document.id);
+    if (!assignment.contains(document.id))
+      throw CorpusError(CorpusErrorKind::MissingDocument,
+                        {.source = kManifestSource, .document_id = document.id});
   }
   // Provenance: a group's documents (a text and its translations) share one partition.
   std::map<std::string, const Document*> first_in_group;
@@ -289,8 +330,13 @@ CorpusPartitions SplitManifest::partition(const Corpus& corpus) const {
     const Partition here = assignment.at(document.id);
     const Partition there = assignment.at(first->second->id);
     if (!inserted && here != there) {
-      throw CorpusError::split_provenance_group(document.provenance_group, first->second->id, there,
-                                                document.id, here);
+      throw CorpusError(CorpusErrorKind::SplitProvenanceGroup,
+                        {.source = kManifestSource,
+                         .document_id = first->second->id,
+                         .other_document_id = document.id,
+                         .provenance_group = document.provenance_group,
+                         .partition = there,
+                         .other_partition = here});
     }
   }
 

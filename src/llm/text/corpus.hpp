@@ -73,89 +73,130 @@ enum class CorpusErrorKind {
 };
 // endregion: corpus-error-kinds
 
-/// Stable kebab-case name of a kind, e.g. `split-provenance-group`.
-std::string_view corpus_error_kind_name(CorpusErrorKind kind);
-
 // region: corpus-error-type
+/// The offending values of a CorpusError; a kind leaves the fields it does
+/// not use empty or zero.
+struct CorpusErrorEvidence {
+  std::string source{};  ///< `corpus` or `split manifest`: the file at fault
+  /// 1-based position of the document in the corpus array (InvalidField,
+  /// InvalidIdentifier, EmptyText, DuplicateId, DuplicateText); 0 otherwise.
+  std::size_t document_position = 0;
+  std::string field{};                           ///< the JSON field involved
+  std::string document_id{};                     ///< the document named by the error
+  std::string other_document_id{};               ///< the other document involved
+  std::string provenance_group{};                ///< the provenance group that was split
+  Partition partition = Partition::Train;        ///< the partition involved
+  Partition other_partition = Partition::Train;  ///< the other partition involved
+  std::string expected{};  ///< what was required: the accepted version or strategy, a checksum
+  std::string actual{};    ///< what was found, or the JSON parser's own message (InvalidJson)
+};
+
+/// The `corpus` area: each kind's stable name and message, in enum order.
+struct CorpusErrorTraits {
+  using Kind = CorpusErrorKind;                       ///< the area's kinds
+  using Evidence = CorpusErrorEvidence;               ///< the offending values
+  static constexpr std::string_view area = "corpus";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order. `{where}` is
+  /// `corpus document N` for a document, else `the corpus` or `the split manifest`.
+  static constexpr std::array<ErrorKindSpec<Kind>, 16> kinds{{
+      {Kind::InvalidJson, "invalid-json", "the {source} is not valid JSON: {actual}"},
+      {Kind::InvalidField, "invalid-field", "{where} {actual}"},
+      {Kind::EmptyCorpus, "empty-corpus", "the corpus contains no documents"},
+      {Kind::InvalidIdentifier, "invalid-identifier",
+       "corpus document {document_position} {field} '{actual}' is not lowercase ASCII kebab case "
+       "(letters and digits in non-empty hyphen-separated segments, starting with a letter)"},
+      {Kind::EmptyText, "empty-text",
+       "corpus document {document_position} ({document_id}) has no text: it is empty or only "
+       "white space"},
+      {Kind::DuplicateId, "duplicate-id",
+       "corpus document {document_position} repeats the document id {document_id}"},
+      {Kind::DuplicateText, "duplicate-text",
+       "corpus document {document_position} ({document_id}) has exactly the text of "
+       "{other_document_id}; identical texts in two partitions would leak content"},
+      {Kind::UnsupportedSchemaVersion, "unsupported-schema-version",
+       "unsupported split schema version {actual} (this library reads version {expected})"},
+      {Kind::UnsupportedStrategy, "unsupported-strategy",
+       "unsupported split strategy {actual} (expected {expected})"},
+      {Kind::ChecksumMismatch, "checksum-mismatch",
+       "corpus checksum mismatch: manifest={expected}, actual={actual}"},
+      {Kind::EmptyPartition, "empty-partition", "the {partition} partition is empty"},
+      {Kind::UnknownDocument, "unknown-document",
+       "the {partition} partition lists unknown document {document_id}"},
+      {Kind::RepeatedDocument, "repeated-document",
+       "document {document_id} is listed twice: in {other_partition} and again in {partition}"},
+      {Kind::SourceOrder, "source-order",
+       "the {partition} partition lists {document_id} after {other_document_id}, but the corpus "
+       "has it before"},
+      {Kind::MissingDocument, "missing-document",
+       "the manifest does not cover corpus document {document_id}"},
+      {Kind::SplitProvenanceGroup, "split-provenance-group",
+       "provenance group {provenance_group} is split: {document_id} is in {partition} but "
+       "{other_document_id} is in {other_partition}"},
+  }};
+  /// A field as the message prints it, or `where`.
+  static std::string field_text(const Evidence& evidence, std::string_view field);
+};
+
 /// An error of corpus loading or partitioning. It names the file
 /// (`corpus` or `split manifest`), and the document by its id or, when the id
 /// itself is at fault, by its 1-based position in the corpus array. Thrown
 /// before any object is built, so a failed call has no effect.
 /// Fields a kind does not use are empty or zero.
-class CorpusError : public Error {
+class CorpusError : public KindedError<CorpusErrorTraits> {
  public:
-  CorpusErrorKind kind() const noexcept { return kind_; }
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw CorpusError(CorpusErrorKind::..., {.field = value});`
+  explicit CorpusError(CorpusErrorKind kind, CorpusErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
+
   /// `corpus` or `split manifest`: the file at fault.
-  const std::string& source() const noexcept { return source_; }
+  const std::string& source() const noexcept { return evidence().source; }
   /// 1-based position of the document in the corpus array (InvalidField,
   /// InvalidIdentifier, EmptyText, DuplicateId, DuplicateText); 0 otherwise.
-  std::size_t document_position() const noexcept { return document_position_; }
+  std::size_t document_position() const noexcept { return evidence().document_position; }
   /// The JSON field involved: `id`, `language`, `provenance_group`, `text`,
   /// `schema_version`, `train`, ... (InvalidField, InvalidIdentifier).
-  const std::string& field() const noexcept { return field_; }
+  const std::string& field() const noexcept { return evidence().field; }
   /// The document named by the error (DuplicateId, DuplicateText,
   /// UnknownDocument, RepeatedDocument, SourceOrder, MissingDocument,
   /// SplitProvenanceGroup).
-  const std::string& document_id() const noexcept { return document_id_; }
+  const std::string& document_id() const noexcept { return evidence().document_id; }
   /// The other document involved: the earlier one with the same text
   /// (DuplicateText), the one listed before it (SourceOrder), or the group
   /// member in another partition (SplitProvenanceGroup).
-  const std::string& other_document_id() const noexcept { return other_document_id_; }
+  const std::string& other_document_id() const noexcept { return evidence().other_document_id; }
   /// The provenance group that was split (SplitProvenanceGroup).
-  const std::string& provenance_group() const noexcept { return provenance_group_; }
+  const std::string& provenance_group() const noexcept { return evidence().provenance_group; }
   /// The partition involved (EmptyPartition, UnknownDocument, RepeatedDocument,
   /// SourceOrder; the partition of document_id() for SplitProvenanceGroup).
-  Partition partition() const noexcept { return partition_; }
+  Partition partition() const noexcept { return evidence().partition; }
   /// The partition of other_document_id() (SplitProvenanceGroup); the
   /// partition of the first listing (RepeatedDocument).
-  Partition other_partition() const noexcept { return other_partition_; }
+  Partition other_partition() const noexcept { return evidence().other_partition; }
   /// What was required: the accepted version or strategy, the manifest's checksum.
-  const std::string& expected() const noexcept { return expected_; }
+  const std::string& expected() const noexcept { return evidence().expected; }
   /// What was found: the offending value, version, strategy or actual checksum,
   /// or the JSON parser's own message (InvalidJson).
-  const std::string& actual() const noexcept { return actual_; }
+  const std::string& actual() const noexcept { return evidence().actual; }
 
-  /// @name Factories
-  /// One per kind; each sets the evidence fields and writes the message.
-  ///@{
-  static CorpusError invalid_json(std::string source, std::string parser_message);
-  static CorpusError invalid_field(std::string source, std::size_t document_position,
-                                   std::string field, std::string problem);
-  static CorpusError empty_corpus();
-  static CorpusError invalid_identifier(std::size_t document_position, std::string field,
-                                        std::string value);
-  static CorpusError empty_text(std::size_t document_position, std::string document_id);
-  static CorpusError duplicate_id(std::size_t document_position, std::string document_id);
-  static CorpusError duplicate_text(std::size_t document_position, std::string document_id,
-                                    std::string earlier_document_id);
+  // The manifest checks, whose evidence is derived: each names the split
+  // manifest, the JSON field at fault (a partition's label or a header field)
+  // and, for the header fields, the value this library accepts.
+  /// UnsupportedSchemaVersion: the manifest's `version` is not kSplitSchemaVersion.
   static CorpusError unsupported_schema_version(std::uint64_t version);
+  /// UnsupportedStrategy: the manifest's `strategy` is not kSplitStrategy.
   static CorpusError unsupported_strategy(std::string strategy);
+  /// ChecksumMismatch: the manifest names other corpus bytes.
   static CorpusError checksum_mismatch(std::string manifest_checksum, std::string actual_checksum);
+  /// EmptyPartition: `partition` lists no document.
   static CorpusError empty_partition(Partition partition);
+  /// UnknownDocument: `partition` lists an id the corpus does not have.
   static CorpusError unknown_document(Partition partition, std::string document_id);
+  /// RepeatedDocument: listed in `first`, then `again`.
   static CorpusError repeated_document(Partition first, Partition again, std::string document_id);
+  /// SourceOrder: `partition` lists `document_id` after `listed_before`.
   static CorpusError source_order(Partition partition, std::string document_id,
                                   std::string listed_before);
-  static CorpusError missing_document(std::string document_id);
-  static CorpusError split_provenance_group(std::string group, std::string document_id,
-                                            Partition partition, std::string other_document_id,
-                                            Partition other_partition);
-  ///@}
-
- private:
-  CorpusError(CorpusErrorKind kind, std::string source, const std::string& message);
-
-  CorpusErrorKind kind_;
-  std::string source_;
-  std::size_t document_position_ = 0;
-  std::string field_;
-  std::string document_id_;
-  std::string other_document_id_;
-  std::string provenance_group_;
-  Partition partition_ = Partition::Train;
-  Partition other_partition_ = Partition::Train;
-  std::string expected_;
-  std::string actual_;
 };
 // endregion: corpus-error-type
 

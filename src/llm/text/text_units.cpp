@@ -7,47 +7,13 @@
 
 namespace llm {
 
-std::string_view text_unit_error_kind_name(TextUnitErrorKind kind) {
-  switch (kind) {
-    case TextUnitErrorKind::InvalidUtf8:
-      return "invalid-utf8";
-    case TextUnitErrorKind::InvalidScalar:
-      return "invalid-scalar";
-    case TextUnitErrorKind::TokenIdOutOfRange:
-      return "token-id-out-of-range";
-  }
-  return "unknown";
-}
-
-TextUnitError::TextUnitError(TextUnitErrorKind kind, const std::string& message)
-    : Error("text-units", text_unit_error_kind_name(kind), message), kind_(kind) {}
-
-TextUnitError TextUnitError::invalid_utf8(std::size_t byte_offset) {
-  TextUnitError error(TextUnitErrorKind::InvalidUtf8,
-                      "the bytes are not valid UTF-8 at byte " + std::to_string(byte_offset));
-  error.byte_offset_ = byte_offset;
-  return error;
-}
-
-TextUnitError TextUnitError::invalid_scalar(std::uint32_t value) {
-  TextUnitError error(TextUnitErrorKind::InvalidScalar,
-                      scalar_label(value) +
-                          " is not a Unicode scalar value (a surrogate or above "
-                          "U+10FFFF), so UTF-8 cannot encode it");
-  error.value_ = value;
-  return error;
-}
-
-TextUnitError TextUnitError::token_id_out_of_range(std::size_t position, std::size_t token_id,
-                                                   std::size_t max_id) {
-  TextUnitError error(TextUnitErrorKind::TokenIdOutOfRange,
-                      "token ID " + std::to_string(token_id) + " at position " +
-                          std::to_string(position) +
-                          " is outside vocabulary range 0..=" + std::to_string(max_id));
-  error.position_ = position;
-  error.token_id_ = token_id;
-  error.max_id_ = max_id;
-  return error;
+std::string TextUnitErrorTraits::field_text(const Evidence& evidence, std::string_view field) {
+  if (field == "byte_offset") return std::to_string(evidence.byte_offset);
+  if (field == "scalar") return scalar_label(evidence.value);
+  if (field == "token_id") return std::to_string(evidence.token_id);
+  if (field == "position") return std::to_string(evidence.position);
+  if (field == "max_id") return std::to_string(evidence.max_id);
+  error_detail::unknown_field(area, field);
 }
 
 std::vector<std::uint8_t> utf8_bytes(std::string_view text) {
@@ -123,7 +89,7 @@ std::vector<char32_t> unicode_scalars(std::string_view text) {
   std::size_t offset = 0;
   while (offset < bytes.size()) {
     const std::optional<DecodedScalar> decoded = decode_one(bytes, offset);
-    if (!decoded) throw TextUnitError::invalid_utf8(offset);
+    if (!decoded) throw TextUnitError(TextUnitErrorKind::InvalidUtf8, {.byte_offset = offset});
     scalars.push_back(decoded->scalar);
     offset += decoded->length;
   }
@@ -133,7 +99,7 @@ std::vector<char32_t> unicode_scalars(std::string_view text) {
 std::string scalar_utf8(char32_t scalar) {
   const auto value = static_cast<std::uint32_t>(scalar);
   if ((value >= 0xD800 && value <= 0xDFFF) || value > 0x10FFFF) {
-    throw TextUnitError::invalid_scalar(value);
+    throw TextUnitError(TextUnitErrorKind::InvalidScalar, {.value = value});
   }
   std::string out;
   if (value < 0x80) {
@@ -187,7 +153,9 @@ std::vector<std::size_t> ScalarVocabulary::encode(std::string_view text) const {
 // endregion: scalar-vocabulary-lookup
 
 std::optional<char32_t> ScalarVocabulary::scalar_for(std::size_t token_id) const {
-  if (token_id > max_id()) throw TextUnitError::token_id_out_of_range(0, token_id, max_id());
+  if (token_id > max_id())
+    throw TextUnitError(TextUnitErrorKind::TokenIdOutOfRange,
+                        {.token_id = token_id, .max_id = max_id()});
   if (token_id == kUnknownScalarId) return std::nullopt;
   return known_scalars_[token_id - 1];
 }
@@ -196,7 +164,9 @@ std::optional<char32_t> ScalarVocabulary::scalar_for(std::size_t token_id) const
 std::string ScalarVocabulary::decode(std::span<const std::size_t> token_ids) const {
   for (std::size_t position = 0; position < token_ids.size(); ++position) {
     if (token_ids[position] > max_id()) {
-      throw TextUnitError::token_id_out_of_range(position, token_ids[position], max_id());
+      throw TextUnitError(
+          TextUnitErrorKind::TokenIdOutOfRange,
+          {.position = position, .token_id = token_ids[position], .max_id = max_id()});
     }
   }
   std::string text;

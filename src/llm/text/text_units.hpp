@@ -14,6 +14,7 @@
 // with a byte-level tokenizer (llm/text/bpe_tokenizer.hpp) that loses nothing.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -34,46 +35,59 @@ enum class TextUnitErrorKind {
   TokenIdOutOfRange,  ///< a vocabulary ID is larger than the largest ID the vocabulary owns
 };
 
-/// Stable kebab-case name of a kind, e.g. `invalid-utf8`.
-std::string_view text_unit_error_kind_name(TextUnitErrorKind kind);
+/// The offending values of a TextUnitError; a kind leaves the fields it does
+/// not use zero.
+struct TextUnitErrorEvidence {
+  /// Offset of the first byte that does not start a well-formed sequence;
+  /// every byte before it is valid UTF-8 (InvalidUtf8).
+  std::size_t byte_offset = 0;
+  std::uint32_t value = 0;   ///< the value that is not a Unicode scalar (InvalidScalar)
+  std::size_t position = 0;  ///< position of the offending ID in the decoded sequence
+  std::size_t token_id = 0;  ///< the offending ID (TokenIdOutOfRange)
+  std::size_t max_id = 0;    ///< the largest ID the vocabulary owns (TokenIdOutOfRange)
+};
+
+/// The `text-units` area: each kind's stable name and message, in enum order.
+struct TextUnitErrorTraits {
+  using Kind = TextUnitErrorKind;                         ///< the area's kinds
+  using Evidence = TextUnitErrorEvidence;                 ///< the offending values
+  static constexpr std::string_view area = "text-units";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order; `{scalar}` is the
+  /// value written as `U+D800`.
+  static constexpr std::array<ErrorKindSpec<Kind>, 3> kinds{{
+      {Kind::InvalidUtf8, "invalid-utf8", "the bytes are not valid UTF-8 at byte {byte_offset}"},
+      {Kind::InvalidScalar, "invalid-scalar",
+       "{scalar} is not a Unicode scalar value (a surrogate or above U+10FFFF), so UTF-8 cannot "
+       "encode it"},
+      {Kind::TokenIdOutOfRange, "token-id-out-of-range",
+       "token ID {token_id} at position {position} is outside vocabulary range 0..={max_id}"},
+  }};
+  /// A field as the message prints it, or `scalar`.
+  static std::string field_text(const Evidence& evidence, std::string_view field);
+};
 
 /// An error of chapter 1's text views or scalar vocabulary. Thrown while
 /// validating, before any result is built; the vocabulary is never modified
 /// by a call, so a failed call leaves it exactly as it was.
 /// Fields a kind does not use are zero.
-class TextUnitError : public Error {
+class TextUnitError : public KindedError<TextUnitErrorTraits> {
  public:
-  TextUnitErrorKind kind() const noexcept { return kind_; }
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw TextUnitError(TextUnitErrorKind::..., {.field = value});`
+  explicit TextUnitError(TextUnitErrorKind kind, TextUnitErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
+
   /// Offset of the first byte that does not start a well-formed sequence;
   /// every byte before it is valid UTF-8 (InvalidUtf8).
-  std::size_t byte_offset() const noexcept { return byte_offset_; }
+  std::size_t byte_offset() const noexcept { return evidence().byte_offset; }
   /// The value that is not a Unicode scalar (InvalidScalar).
-  std::uint32_t value() const noexcept { return value_; }
+  std::uint32_t value() const noexcept { return evidence().value; }
   /// Position of the offending ID in the decoded sequence (TokenIdOutOfRange).
-  std::size_t position() const noexcept { return position_; }
+  std::size_t position() const noexcept { return evidence().position; }
   /// The offending ID (TokenIdOutOfRange).
-  std::size_t token_id() const noexcept { return token_id_; }
+  std::size_t token_id() const noexcept { return evidence().token_id; }
   /// The largest ID the vocabulary owns (TokenIdOutOfRange).
-  std::size_t max_id() const noexcept { return max_id_; }
-
-  /// @name Factories
-  /// One per kind; each sets the evidence fields and writes the message.
-  ///@{
-  static TextUnitError invalid_utf8(std::size_t byte_offset);
-  static TextUnitError invalid_scalar(std::uint32_t value);
-  static TextUnitError token_id_out_of_range(std::size_t position, std::size_t token_id,
-                                             std::size_t max_id);
-  ///@}
-
- private:
-  TextUnitError(TextUnitErrorKind kind, const std::string& message);
-
-  TextUnitErrorKind kind_;
-  std::size_t byte_offset_ = 0;
-  std::uint32_t value_ = 0;
-  std::size_t position_ = 0;
-  std::size_t token_id_ = 0;
-  std::size_t max_id_ = 0;
+  std::size_t max_id() const noexcept { return evidence().max_id; }
 };
 // endregion: text-unit-errors
 

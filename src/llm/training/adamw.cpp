@@ -11,45 +11,7 @@
 
 namespace llm {
 
-std::string_view adamw_error_kind_name(AdamWErrorKind kind) {
-  switch (kind) {
-    case AdamWErrorKind::InvalidLearningRate:
-      return "invalid-learning-rate";
-    case AdamWErrorKind::InvalidBeta1:
-      return "invalid-beta1";
-    case AdamWErrorKind::InvalidBeta2:
-      return "invalid-beta2";
-    case AdamWErrorKind::InvalidEpsilon:
-      return "invalid-epsilon";
-    case AdamWErrorKind::InvalidWeightDecay:
-      return "invalid-weight-decay";
-    case AdamWErrorKind::InvalidDecayProduct:
-      return "invalid-decay-product";
-    case AdamWErrorKind::EmptyParameterGroups:
-      return "empty-parameter-groups";
-    case AdamWErrorKind::InvalidGroupedName:
-      return "invalid-grouped-name";
-    case AdamWErrorKind::NameInBothGroups:
-      return "name-in-both-groups";
-    case AdamWErrorKind::EmptyParameterSet:
-      return "empty-parameter-set";
-    case AdamWErrorKind::ParameterSetChanged:
-      return "parameter-set-changed";
-    case AdamWErrorKind::ParameterShapeChanged:
-      return "parameter-shape-changed";
-    case AdamWErrorKind::NonFiniteArithmetic:
-      return "non-finite-arithmetic";
-    case AdamWErrorKind::InvalidGradientScale:
-      return "invalid-gradient-scale";
-  }
-  return "unknown";
-}
-
 namespace {
-
-AdamWError invalid(AdamWErrorKind kind, std::string_view what, double value) {
-  return AdamWError(kind, std::string(what) + ", got " + format_shortest(value));
-}
 
 // `["a", "b"]`: the names as the changed-set error quotes them.
 std::string quoted_names(const std::vector<std::string>& names) {
@@ -57,6 +19,27 @@ std::string quoted_names(const std::vector<std::string>& names) {
   for (std::size_t i = 0; i < names.size(); ++i) text += (i == 0 ? "\"" : ", \"") + names[i] + "\"";
   return text + "]";
 }
+
+}  // namespace
+
+std::string AdamWErrorTraits::field_text(const Evidence& evidence, std::string_view field) {
+  if (field == "value") return format_shortest(evidence.value);
+  if (field == "learning_rate") return format_shortest(evidence.learning_rate);
+  if (field == "weight_decay") return format_shortest(evidence.weight_decay);
+  if (field == "product") return format_shortest(evidence.product);
+  if (field == "name") return evidence.name;
+  if (field == "group_fault") {  // an empty name, or a name listed twice
+    if (evidence.name.empty()) return "the " + evidence.group + " group lists an empty name";
+    return "'" + evidence.name + "' is listed twice in the " + evidence.group + " group";
+  }
+  if (field == "expected_names") return quoted_names(evidence.expected_names);
+  if (field == "names") return quoted_names(evidence.names);
+  if (field == "quantity") return evidence.quantity;
+  if (field == "element") return std::to_string(evidence.element);
+  error_detail::unknown_field(area, field);
+}
+
+namespace {
 
 std::vector<std::string> sorted_names(const ParameterSet& parameters) {
   std::set<std::string> names;
@@ -67,9 +50,9 @@ std::vector<std::string> sorted_names(const ParameterSet& parameters) {
 double checked(double value, const std::string& name, std::size_t element,
                std::string_view quantity) {
   if (!std::isfinite(value)) {
-    throw AdamWError(AdamWErrorKind::NonFiniteArithmetic,
-                     "the " + std::string(quantity) + " of parameter '" + name + "' at element " +
-                         std::to_string(element) + " became " + format_shortest(value));
+    throw AdamWError(
+        AdamWErrorKind::NonFiniteArithmetic,
+        {.value = value, .name = name, .quantity = std::string(quantity), .element = element});
   }
   return value;
 }
@@ -88,21 +71,19 @@ AdamWConfig AdamWConfig::create(double learning_rate, double beta1, double beta2
                                 double weight_decay) {
   // region: adamw-configuration-checks
   if (!std::isfinite(learning_rate) || learning_rate <= 0.0) {
-    throw invalid(AdamWErrorKind::InvalidLearningRate,
-                  "the learning rate must be finite and positive", learning_rate);
+    throw AdamWError(AdamWErrorKind::InvalidLearningRate, {.value = learning_rate});
   }
   if (!std::isfinite(beta1) || beta1 < 0.0 || beta1 >= 1.0) {
-    throw invalid(AdamWErrorKind::InvalidBeta1, "beta1 must be finite and in [0, 1)", beta1);
+    throw AdamWError(AdamWErrorKind::InvalidBeta1, {.value = beta1});
   }
   if (!std::isfinite(beta2) || beta2 < 0.0 || beta2 >= 1.0) {
-    throw invalid(AdamWErrorKind::InvalidBeta2, "beta2 must be finite and in [0, 1)", beta2);
+    throw AdamWError(AdamWErrorKind::InvalidBeta2, {.value = beta2});
   }
   if (!std::isfinite(epsilon) || epsilon <= 0.0) {
-    throw invalid(AdamWErrorKind::InvalidEpsilon, "epsilon must be finite and positive", epsilon);
+    throw AdamWError(AdamWErrorKind::InvalidEpsilon, {.value = epsilon});
   }
   if (!std::isfinite(weight_decay) || weight_decay < 0.0) {
-    throw invalid(AdamWErrorKind::InvalidWeightDecay,
-                  "the weight decay must be finite and non-negative", weight_decay);
+    throw AdamWError(AdamWErrorKind::InvalidWeightDecay, {.value = weight_decay});
   }
   // endregion: adamw-configuration-checks
   // The product the step really uses, as a double: it must shrink a decayed
@@ -111,9 +92,7 @@ AdamWConfig AdamWConfig::create(double learning_rate, double beta1, double beta2
   if (weight_decay != 0.0 && (!std::isfinite(product) || product <= 0.0 || product >= 1.0)) {
     throw AdamWError(
         AdamWErrorKind::InvalidDecayProduct,
-        "with positive weight decay, learning_rate * weight_decay must lie in (0, 1), got " +
-            format_shortest(learning_rate) + " * " + format_shortest(weight_decay) + " = " +
-            format_shortest(product));
+        {.learning_rate = learning_rate, .weight_decay = weight_decay, .product = product});
   }
   return AdamWConfig(learning_rate, beta1, beta2, epsilon, weight_decay);
 }
@@ -126,24 +105,21 @@ AdamWParameterGroups AdamWParameterGroups::create(const std::vector<std::string>
                           std::set<std::string>& into) {
     for (const std::string& name : names) {
       if (name.empty())
-        throw AdamWError(AdamWErrorKind::InvalidGroupedName,
-                         "the " + std::string(group) + " group lists an empty name");
+        throw AdamWError(AdamWErrorKind::InvalidGroupedName, {.group = std::string(group)});
       if (!into.insert(name).second) {
         throw AdamWError(AdamWErrorKind::InvalidGroupedName,
-                         "'" + name + "' is listed twice in the " + std::string(group) + " group");
+                         {.group = std::string(group), .name = name});
       }
     }
   };
   collect(decay, "decay", groups.decay_);
   collect(no_decay, "no-decay", groups.no_decay_);
   if (groups.decay_.empty() && groups.no_decay_.empty()) {
-    throw AdamWError(AdamWErrorKind::EmptyParameterGroups,
-                     "the parameter groups name no parameter");
+    throw AdamWError(AdamWErrorKind::EmptyParameterGroups);
   }
   for (const std::string& name : groups.decay_) {
     if (groups.no_decay_.contains(name)) {
-      throw AdamWError(AdamWErrorKind::NameInBothGroups,
-                       "'" + name + "' is in both the decay and the no-decay group");
+      throw AdamWError(AdamWErrorKind::NameInBothGroups, {.name = name});
     }
   }
   return groups;
@@ -283,8 +259,7 @@ AdamWConfig step_config(const AdamWConfig& config, const AdamWStepOptions& optio
 
 double checked_gradient_scale(double scale) {
   if (!std::isfinite(scale) || scale < 0.0 || scale > 1.0) {
-    throw invalid(AdamWErrorKind::InvalidGradientScale,
-                  "the gradient scale must be finite and in [0, 1]", scale);
+    throw AdamWError(AdamWErrorKind::InvalidGradientScale, {.value = scale});
   }
   return scale;
 }
@@ -298,16 +273,14 @@ AdamWStep AdamW::prepare_and_commit(const ParameterSet& parameters, const AdamWS
   const AdamWConfig config = step_config(config_, options);
   const double gradient_scale = checked_gradient_scale(options.gradient_scale);
   // region: adamw-step-name-checks
-  if (parameters.empty())
-    throw AdamWError(AdamWErrorKind::EmptyParameterSet, "an AdamW step needs a parameter");
+  if (parameters.empty()) throw AdamWError(AdamWErrorKind::EmptyParameterSet);
   const std::vector<std::string> names = sorted_names(parameters);
   // The grouped names, else the names that own moments, else (first step) any.
   const std::vector<std::string> expected =
       groups_ ? groups_->names() : (step_count_ > 0 ? parameter_names() : names);
   if (names != expected) {
-    throw AdamWError(
-        AdamWErrorKind::ParameterSetChanged,
-        "parameter-name set changed from " + quoted_names(expected) + " to " + quoted_names(names));
+    throw AdamWError(AdamWErrorKind::ParameterSetChanged,
+                     {.expected_names = expected, .names = names});
   }
   // endregion: adamw-step-name-checks
 
@@ -339,9 +312,7 @@ AdamWStep AdamW::prepare_and_commit(const ParameterSet& parameters, const AdamWS
     }
     const AdamWMoments& moments = step_count_ == 0 ? next : moments_.find(entry.name)->second;
     if (moments.shape != before.shape()) {
-      throw AdamWError(
-          AdamWErrorKind::ParameterShapeChanged,
-          "parameter '" + entry.name + "' changed shape since its moments were created");
+      throw AdamWError(AdamWErrorKind::ParameterShapeChanged, {.name = entry.name});
     }
     const bool decays = !groups_ || groups_->decays(entry.name);
     const double decay_product = decays ? config.learning_rate() * config.weight_decay() : 0.0;

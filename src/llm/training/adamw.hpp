@@ -21,6 +21,7 @@
 // continues bit for bit.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -57,20 +58,67 @@ enum class AdamWErrorKind {
   InvalidGradientScale,   ///< a step's gradient scale is not finite or outside [0, 1]
 };
 
-/// Stable kebab-case name of a kind, e.g. `invalid-decay-product`.
-std::string_view adamw_error_kind_name(AdamWErrorKind kind);
+/// The offending values of an AdamWError; a kind leaves the fields it does
+/// not use zero or empty.
+struct AdamWErrorEvidence {
+  double value = 0.0;          ///< the rejected hyperparameter, or the non-finite result
+  double learning_rate = 0.0;  ///< InvalidDecayProduct: eta
+  double weight_decay = 0.0;   ///< InvalidDecayProduct: lambda
+  double product = 0.0;        ///< InvalidDecayProduct: the computed eta * lambda
+  std::string group{};         ///< InvalidGroupedName: `decay` or `no-decay`
+  std::string name{};          ///< the parameter name at fault (empty for an empty name)
+  std::vector<std::string> expected_names{};  ///< ParameterSetChanged: the names it expected
+  std::vector<std::string> names{};           ///< ParameterSetChanged: the names it got
+  std::string quantity{};   ///< NonFiniteArithmetic: `first moment`, `update`, ...
+  std::size_t element = 0;  ///< NonFiniteArithmetic: the row-major element
+};
+
+/// The `adamw` area: each kind's stable name and message, in enum order.
+struct AdamWErrorTraits {
+  using Kind = AdamWErrorKind;                       ///< the area's kinds
+  using Evidence = AdamWErrorEvidence;               ///< the offending values
+  static constexpr std::string_view area = "adamw";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order. `{group_fault}` says
+  /// whether a group lists an empty name or lists `name` twice; name lists
+  /// print as `["a", "b"]`.
+  static constexpr std::array<ErrorKindSpec<Kind>, 14> kinds{{
+      {Kind::InvalidLearningRate, "invalid-learning-rate",
+       "the learning rate must be finite and positive, got {value}"},
+      {Kind::InvalidBeta1, "invalid-beta1", "beta1 must be finite and in [0, 1), got {value}"},
+      {Kind::InvalidBeta2, "invalid-beta2", "beta2 must be finite and in [0, 1), got {value}"},
+      {Kind::InvalidEpsilon, "invalid-epsilon", "epsilon must be finite and positive, got {value}"},
+      {Kind::InvalidWeightDecay, "invalid-weight-decay",
+       "the weight decay must be finite and non-negative, got {value}"},
+      {Kind::InvalidDecayProduct, "invalid-decay-product",
+       "with positive weight decay, learning_rate * weight_decay must lie in (0, 1), got "
+       "{learning_rate} * {weight_decay} = {product}"},
+      {Kind::EmptyParameterGroups, "empty-parameter-groups",
+       "the parameter groups name no parameter"},
+      {Kind::InvalidGroupedName, "invalid-grouped-name", "{group_fault}"},
+      {Kind::NameInBothGroups, "name-in-both-groups",
+       "'{name}' is in both the decay and the no-decay group"},
+      {Kind::EmptyParameterSet, "empty-parameter-set", "an AdamW step needs a parameter"},
+      {Kind::ParameterSetChanged, "parameter-set-changed",
+       "parameter-name set changed from {expected_names} to {names}"},
+      {Kind::ParameterShapeChanged, "parameter-shape-changed",
+       "parameter '{name}' changed shape since its moments were created"},
+      {Kind::NonFiniteArithmetic, "non-finite-arithmetic",
+       "the {quantity} of parameter '{name}' at element {element} became {value}"},
+      {Kind::InvalidGradientScale, "invalid-gradient-scale",
+       "the gradient scale must be finite and in [0, 1], got {value}"},
+  }};
+  /// A field as the message prints it, or `group_fault`.
+  static std::string field_text(const Evidence& evidence, std::string_view field);
+};
 
 /// An error of chapter 22's optimizer. A throwing step changes no
 /// parameter value or gradient, no moment and not the step count.
-class AdamWError : public Error {
+class AdamWError : public KindedError<AdamWErrorTraits> {
  public:
-  AdamWError(AdamWErrorKind kind, const std::string& message)
-      : Error("adamw", adamw_error_kind_name(kind), message), kind_(kind) {}
-  /// What was rejected.
-  AdamWErrorKind kind() const noexcept { return kind_; }
-
- private:
-  AdamWErrorKind kind_;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw AdamWError(AdamWErrorKind::..., {.field = value});`
+  explicit AdamWError(AdamWErrorKind kind, AdamWErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 };
 // endregion: adamw-errors
 
@@ -104,6 +152,7 @@ class AdamWConfig {
   /// when its gradient is zero.
   double shrinkage_factor() const noexcept { return 1.0 - decay_product(); }
 
+  /// Field-by-field equality.
   bool operator==(const AdamWConfig&) const = default;
 
  private:
@@ -144,6 +193,7 @@ class AdamWParameterGroups {
   static AdamWParameterGroups partition(const ParameterSet& parameters,
                                         const std::function<bool(std::string_view)>& decays);
 
+  /// Field-by-field equality.
   bool operator==(const AdamWParameterGroups&) const = default;
 
  private:
@@ -160,6 +210,7 @@ struct AdamWMoments {
   std::vector<double> first;   ///< m_t, zero before the first step
   std::vector<double> second;  ///< v_t, zero before the first step
 
+  /// Field-by-field equality.
   bool operator==(const AdamWMoments&) const = default;
 };
 // endregion: adamw-moment-state
@@ -167,17 +218,20 @@ struct AdamWMoments {
 /// Every intermediate of one parameter's update, for chapter 22's demo and
 /// its figures. Vectors have one entry per element of the parameter.
 struct AdamWParameterUpdate {
-  std::string name;              ///< the parameter's full name
-  Shape shape;                   ///< its shape
-  bool decay_applied = false;    ///< in the decay group (lambda > 0 applies)
-  std::vector<double> before;    ///< theta_{t-1}
-  std::vector<double> gradient;  ///< g_t as the moments read it: the stored gradient times the
-                                 ///< step's gradient scale (the stored one is left unchanged)
-  std::vector<double> first_moment, second_moment;                      ///< m_t, v_t
-  std::vector<double> corrected_first_moment, corrected_second_moment;  ///< m^_t, v^_t
-  std::vector<double> adaptive_delta;  ///< eta m^_t / (sqrt(v^_t) + epsilon)
-  std::vector<double> decay_delta;     ///< (eta lambda) theta_{t-1}, 0 without decay
-  std::vector<double> after;           ///< theta_t
+  std::string name;            ///< the parameter's full name
+  Shape shape;                 ///< its shape
+  bool decay_applied = false;  ///< in the decay group (lambda > 0 applies)
+  std::vector<double> before;  ///< theta_{t-1}
+  /// g_t as the moments read it: the stored gradient times the step's
+  /// gradient scale (the stored one is left unchanged).
+  std::vector<double> gradient;
+  std::vector<double> first_moment;             ///< m_t
+  std::vector<double> second_moment;            ///< v_t
+  std::vector<double> corrected_first_moment;   ///< m^_t = m_t / (1 - beta1^t)
+  std::vector<double> corrected_second_moment;  ///< v^_t = v_t / (1 - beta2^t)
+  std::vector<double> adaptive_delta;           ///< eta m^_t / (sqrt(v^_t) + epsilon)
+  std::vector<double> decay_delta;              ///< (eta lambda) theta_{t-1}, 0 without decay
+  std::vector<double> after;                    ///< theta_t
 };
 
 /// One committed step with its intermediates (AdamW::step_with_trace).
@@ -217,6 +271,7 @@ struct AdamWState {
   double beta2_power = 1.0;                    ///< beta2^t as the running product holds it
   std::map<std::string, AdamWMoments, std::less<>> moments;  ///< by name; empty at t = 0
 
+  /// Field-by-field equality.
   bool operator==(const AdamWState&) const = default;
 };
 // endregion: adamw-state

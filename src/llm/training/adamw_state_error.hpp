@@ -51,9 +51,10 @@ struct AdamWStateErrorEvidence {
 // region: adamw-state-error-table
 /// The `adamw-state` area: each kind's stable name and message, in enum order.
 struct AdamWStateErrorTraits {
-  using Kind = AdamWStateErrorKind;
-  using Evidence = AdamWStateErrorEvidence;
-  static constexpr std::string_view area = "adamw-state";
+  using Kind = AdamWStateErrorKind;                        ///< the area's kinds
+  using Evidence = AdamWStateErrorEvidence;                ///< the offending values
+  static constexpr std::string_view area = "adamw-state";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
   static constexpr std::array<ErrorKindSpec<Kind>, 8> kinds{{
       {Kind::InvalidBetaPower, "invalid-beta-power",
        "the {name} power must be exactly 1 at step 0 and finite in [0, 1) after it, got {value} "
@@ -83,7 +84,10 @@ struct AdamWStateErrorTraits {
 /// optimizer is built.
 class AdamWStateError : public KindedError<AdamWStateErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw AdamWStateError(AdamWStateErrorKind::..., {.field = value});`
+  explicit AdamWStateError(AdamWStateErrorKind kind, AdamWStateErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 };
 
 }  // namespace llm

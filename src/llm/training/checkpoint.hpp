@@ -77,6 +77,7 @@ class CheckpointTokenizer {
   /// @throws CheckpointError InvalidTokenizer (what BpeTokenizer::from_merge_pairs refuses).
   static CheckpointTokenizer byte_pair(std::vector<TokenPair> merges);
 
+  /// Literal pieces or byte-pair merges.
   Kind kind() const noexcept { return kind_; }
   /// `literal-u32` or `byte-bpe`.
   std::string_view kind_name() const noexcept;
@@ -89,6 +90,7 @@ class CheckpointTokenizer {
   /// The BPE tokenizer the merges define, or nothing for a literal one.
   std::optional<BpeTokenizer> bpe() const;
 
+  /// Field-by-field equality.
   bool operator==(const CheckpointTokenizer&) const = default;
 
  private:
@@ -110,9 +112,10 @@ struct CheckpointModelConfig {
   std::size_t feed_forward_width = 0;  ///< the SwiGLU hidden width
   std::size_t layers = 0;              ///< N
   std::size_t context = 0;             ///< positions the model reads
-  double rope_base = 0.0;
-  double rms_epsilon = 0.0;
+  double rope_base = 0.0;              ///< the RoPE frequency base
+  double rms_epsilon = 0.0;            ///< RMSNorm's epsilon
 
+  /// Field-by-field equality.
   bool operator==(const CheckpointModelConfig&) const = default;
 };
 // endregion: checkpoint-model-config
@@ -136,15 +139,16 @@ std::string_view checkpoint_element_type_name(CheckpointElementType type) noexce
 
 /// One row of the record table: where a record's payload lies.
 struct CheckpointRecord {
-  CheckpointRecordRole role = CheckpointRecordRole::ModelParameter;
-  std::string name;
-  CheckpointElementType element_type = CheckpointElementType::F64;
-  Shape shape;
-  std::uint64_t offset = 0;       ///< from the start of the file
+  CheckpointRecordRole role = CheckpointRecordRole::ModelParameter;  ///< what the payload is
+  std::string name;  ///< a parameter's name, a token ID, or `training-pairs`
+  CheckpointElementType element_type = CheckpointElementType::F64;  ///< u8, u32 or f64
+  Shape shape;                                                      ///< the payload's shape
+  std::uint64_t offset = 0;                                         ///< from the start of the file
   std::uint64_t byte_length = 0;  ///< element count times element width
 
   /// offset + byte_length.
   std::uint64_t end() const noexcept { return offset + byte_length; }
+  /// Field-by-field equality.
   bool operator==(const CheckpointRecord&) const = default;
 };
 
@@ -179,7 +183,9 @@ class Checkpoint {
                            std::vector<NamedValue> parameters, AdamWState optimizer,
                            std::uint64_t selected_step, std::uint64_t generator_state);
 
+  /// The tokenizer the model was trained with.
   const CheckpointTokenizer& tokenizer() const noexcept { return tokenizer_; }
+  /// The hyperparameters that size the model.
   const CheckpointModelConfig& model_config() const noexcept { return model_; }
   /// The parameters by name, in the model's order.
   const std::vector<NamedValue>& parameters() const noexcept { return parameters_; }

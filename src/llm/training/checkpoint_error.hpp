@@ -69,9 +69,10 @@ struct CheckpointErrorEvidence {
 // region: checkpoint-error-table
 /// The `checkpoint` area: each kind's stable name and message, in enum order.
 struct CheckpointErrorTraits {
-  using Kind = CheckpointErrorKind;
-  using Evidence = CheckpointErrorEvidence;
-  static constexpr std::string_view area = "checkpoint";
+  using Kind = CheckpointErrorKind;                       ///< the area's kinds
+  using Evidence = CheckpointErrorEvidence;               ///< the offending values
+  static constexpr std::string_view area = "checkpoint";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
   static constexpr std::array<ErrorKindSpec<Kind>, 26> kinds{{
       {Kind::Truncated, "truncated", "{path}the checkpoint ends while reading the {field}"},
       {Kind::InvalidMagic, "invalid-magic",
@@ -130,7 +131,10 @@ struct CheckpointErrorTraits {
 /// An error of chapter 35's checkpoints (area `checkpoint`).
 class CheckpointError : public KindedError<CheckpointErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw CheckpointError(CheckpointErrorKind::..., {.field = value});`
+  explicit CheckpointError(CheckpointErrorKind kind, CheckpointErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 
   /// The same error about the file at `path` (the reader names the file).
   CheckpointError at_path(std::string path) const {

@@ -22,6 +22,7 @@ struct GradientClip {
   double multiplier = 1.0;   ///< every element g became (g / divisor) * multiplier
   double divisor = 1.0;      ///< 1, unless the factor multiplier / divisor would underflow
 
+  /// Field-by-field equality.
   bool operator==(const GradientClip&) const = default;
 };
 // endregion: gradient-clip-result

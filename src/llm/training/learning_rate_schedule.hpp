@@ -32,6 +32,7 @@ class LearningRateSchedule {
   /// Every rate, update 1 first.
   std::span<const double> rates() const noexcept { return rates_; }
 
+  /// Field-by-field equality.
   bool operator==(const LearningRateSchedule&) const = default;
 
  private:

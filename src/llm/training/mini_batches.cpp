@@ -11,63 +11,44 @@
 
 namespace llm {
 
-std::string_view batch_error_kind_name(BatchErrorKind kind) {
-  switch (kind) {
-    case BatchErrorKind::ZeroBatchSize:
-      return "zero-batch-size";
-    case BatchErrorKind::EmptyDocumentId:
-      return "empty-document-id";
-    case BatchErrorKind::PartitionMismatch:
-      return "partition-mismatch";
-    case BatchErrorKind::DuplicateDocumentId:
-      return "duplicate-document-id";
-    case BatchErrorKind::CountOverflow:
-      return "count-overflow";
-    case BatchErrorKind::ContributionCountMismatch:
-      return "contribution-count-mismatch";
-    case BatchErrorKind::ZeroGradientWidth:
-      return "zero-gradient-width";
-    case BatchErrorKind::GradientWidthMismatch:
-      return "gradient-width-mismatch";
-    case BatchErrorKind::NonFiniteLoss:
-      return "non-finite-loss";
-    case BatchErrorKind::NonFiniteGradient:
-      return "non-finite-gradient";
-    case BatchErrorKind::NonFiniteAccumulation:
-      return "non-finite-accumulation";
-    case BatchErrorKind::EmptyAccumulator:
-      return "empty-accumulator";
+std::string BatchErrorTraits::field_text(const Evidence& evidence, std::string_view field) {
+  if (field == "index") return std::to_string(evidence.index);
+  if (field == "earlier_index") return std::to_string(evidence.earlier_index);
+  if (field == "document_id") return evidence.document_id;
+  if (field == "partition") return std::string(partition_label(evidence.partition));
+  if (field == "epoch_partition") return std::string(partition_label(evidence.epoch_partition));
+  if (field == "expected") return std::to_string(evidence.expected);
+  if (field == "actual") return std::to_string(evidence.actual);
+  if (field == "value") return format_shortest(evidence.value);
+  if (field == "subject") return evidence.subject;
+  if (field == "sum") {
+    return evidence.sum_coordinate
+               ? "the gradient sum at coordinate " + std::to_string(*evidence.sum_coordinate)
+               : std::string("the loss sum");
   }
-  return "unknown";
+  error_detail::unknown_field(area, field);
 }
 
 namespace {
-
-BatchError width_mismatch(std::size_t expected, std::size_t actual) {
-  return BatchError(BatchErrorKind::GradientWidthMismatch,
-                    "gradient width " + std::to_string(actual) +
-                        " does not match the accumulator's " + std::to_string(expected));
-}
 
 // region: batch-document-validation
 void validate_documents(Partition partition, std::span<const BatchDocument> documents) {
   for (std::size_t index = 0; index < documents.size(); ++index) {
     const BatchDocument& document = documents[index];
     if (document.id.empty()) {
-      throw BatchError(BatchErrorKind::EmptyDocumentId,
-                       "document " + std::to_string(index) + " has an empty id");
+      throw BatchError(BatchErrorKind::EmptyDocumentId, {.index = index});
     }
     if (document.partition != partition) {
-      throw BatchError(BatchErrorKind::PartitionMismatch,
-                       "document " + std::to_string(index) + " ('" + std::string(document.id) +
-                           "') belongs to " + std::string(partition_label(document.partition)) +
-                           ", the epoch to " + std::string(partition_label(partition)));
+      throw BatchError(BatchErrorKind::PartitionMismatch, {.index = index,
+                                                           .document_id = std::string(document.id),
+                                                           .partition = document.partition,
+                                                           .epoch_partition = partition});
     }
     for (std::size_t first = 0; first < index; ++first) {
       if (documents[first].id == document.id) {
-        throw BatchError(BatchErrorKind::DuplicateDocumentId,
-                         "document id '" + std::string(document.id) + "' first appears at " +
-                             std::to_string(first) + " and again at " + std::to_string(index));
+        throw BatchError(
+            BatchErrorKind::DuplicateDocumentId,
+            {.index = index, .earlier_index = first, .document_id = std::string(document.id)});
       }
     }
   }
@@ -77,8 +58,7 @@ void validate_documents(Partition partition, std::span<const BatchDocument> docu
 }  // namespace
 
 MiniBatchConfig MiniBatchConfig::create(std::size_t batch_size, BatchOrder order) {
-  if (batch_size == 0)
-    throw BatchError(BatchErrorKind::ZeroBatchSize, "batch size must be positive, got 0");
+  if (batch_size == 0) throw BatchError(BatchErrorKind::ZeroBatchSize);
   return MiniBatchConfig(batch_size, order);
 }
 
@@ -117,8 +97,7 @@ MiniBatchEpoch MiniBatchEpoch::build(Partition partition, std::span<const BatchD
   for (const BatchDocument& document : documents) {
     const std::size_t count = window_config.window_count(document.token_ids.size());
     if (count > std::numeric_limits<std::size_t>::max() - window_count) {
-      throw BatchError(BatchErrorKind::CountOverflow,
-                       "the total window count does not fit in size_t");
+      throw BatchError(BatchErrorKind::CountOverflow, {.subject = "the total window count"});
     }
     window_count += count;
   }
@@ -169,16 +148,13 @@ MiniBatchEpoch MiniBatchEpoch::build(Partition partition, std::span<const BatchD
 
 TokenContribution TokenContribution::create(double loss, std::vector<double> gradient) {
   if (!std::isfinite(loss)) {
-    throw BatchError(BatchErrorKind::NonFiniteLoss,
-                     "token loss must be finite, got " + format_shortest(loss));
+    throw BatchError(BatchErrorKind::NonFiniteLoss, {.value = loss});
   }
   if (gradient.empty())
-    throw BatchError(BatchErrorKind::ZeroGradientWidth, "a token gradient needs a coordinate");
+    throw BatchError(BatchErrorKind::ZeroGradientWidth, {.subject = "a token gradient"});
   for (std::size_t i = 0; i < gradient.size(); ++i) {
     if (!std::isfinite(gradient[i])) {
-      throw BatchError(BatchErrorKind::NonFiniteGradient,
-                       "token gradient coordinate " + std::to_string(i) + " must be finite, got " +
-                           format_shortest(gradient[i]));
+      throw BatchError(BatchErrorKind::NonFiniteGradient, {.index = i, .value = gradient[i]});
     }
   }
   return TokenContribution(loss, std::move(gradient));
@@ -186,7 +162,7 @@ TokenContribution TokenContribution::create(double loss, std::vector<double> gra
 
 TokenMeanAccumulator TokenMeanAccumulator::create(std::size_t width) {
   if (width == 0)
-    throw BatchError(BatchErrorKind::ZeroGradientWidth, "an accumulator needs a coordinate");
+    throw BatchError(BatchErrorKind::ZeroGradientWidth, {.subject = "an accumulator"});
   return TokenMeanAccumulator(width);
 }
 
@@ -195,19 +171,18 @@ void TokenMeanAccumulator::add_checked(double loss, std::span<const double> grad
                                        std::size_t count) {
   // region: accumulation-checks
   if (gradient.size() != gradient_sums_.size())
-    throw width_mismatch(gradient_sums_.size(), gradient.size());
+    throw BatchError(BatchErrorKind::GradientWidthMismatch,
+                     {.expected = gradient_sums_.size(), .actual = gradient.size()});
   if (count > std::numeric_limits<std::size_t>::max() - token_count_) {
-    throw BatchError(BatchErrorKind::CountOverflow, "the token count does not fit in size_t");
+    throw BatchError(BatchErrorKind::CountOverflow, {.subject = "the token count"});
   }
   if (!std::isfinite(loss_sum_ + loss)) {
-    throw BatchError(BatchErrorKind::NonFiniteAccumulation,
-                     "the loss sum became " + format_shortest(loss_sum_ + loss));
+    throw BatchError(BatchErrorKind::NonFiniteAccumulation, {.value = loss_sum_ + loss});
   }
   for (std::size_t i = 0; i < gradient.size(); ++i) {
     if (!std::isfinite(gradient_sums_[i] + gradient[i])) {
       throw BatchError(BatchErrorKind::NonFiniteAccumulation,
-                       "the gradient sum at coordinate " + std::to_string(i) + " became " +
-                           format_shortest(gradient_sums_[i] + gradient[i]));
+                       {.value = gradient_sums_[i] + gradient[i], .sum_coordinate = i});
     }
   }
   // endregion: accumulation-checks
@@ -226,8 +201,7 @@ void TokenMeanAccumulator::merge(const TokenMeanAccumulator& other) {
 }
 
 TokenMean TokenMeanAccumulator::finish() const {
-  if (token_count_ == 0)
-    throw BatchError(BatchErrorKind::EmptyAccumulator, "no target token to average over");
+  if (token_count_ == 0) throw BatchError(BatchErrorKind::EmptyAccumulator);
   const double denominator = static_cast<double>(token_count_);
   TokenMean mean;
   mean.token_count_ = token_count_;
@@ -242,11 +216,9 @@ TokenMean TokenMeanAccumulator::finish() const {
 TokenMean MiniBatch::average(std::span<const TokenContribution> contributions) const {
   if (contributions.size() != token_count()) {
     throw BatchError(BatchErrorKind::ContributionCountMismatch,
-                     "the batch has " + std::to_string(token_count()) + " target tokens, got " +
-                         std::to_string(contributions.size()) + " contributions");
+                     {.expected = token_count(), .actual = contributions.size()});
   }
-  if (contributions.empty())
-    throw BatchError(BatchErrorKind::EmptyAccumulator, "no target token to average over");
+  if (contributions.empty()) throw BatchError(BatchErrorKind::EmptyAccumulator);
   TokenMeanAccumulator accumulator =
       TokenMeanAccumulator::create(contributions.front().gradient().size());
   for (const TokenContribution& contribution : contributions) accumulator.add_token(contribution);

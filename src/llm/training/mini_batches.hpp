@@ -46,20 +46,63 @@ enum class BatchErrorKind {
   EmptyAccumulator,           ///< a mean over zero tokens was requested
 };
 
-/// Stable kebab-case name of a kind, e.g. `zero-batch-size`.
-std::string_view batch_error_kind_name(BatchErrorKind kind);
+/// The offending values of a BatchError; a kind leaves the fields it does not
+/// use zero or empty.
+struct BatchErrorEvidence {
+  std::size_t index = 0;                   ///< the offending document, or gradient coordinate
+  std::size_t earlier_index = 0;           ///< DuplicateDocumentId: where the id first appears
+  std::string document_id{};               ///< the offending document's id
+  Partition partition = Partition::Train;  ///< PartitionMismatch: the document's partition
+  Partition epoch_partition = Partition::Train;  ///< PartitionMismatch: the epoch's partition
+  std::size_t expected = 0;                      ///< the count or width required
+  std::size_t actual = 0;                        ///< the count or width supplied
+  double value = 0.0;                            ///< the non-finite loss, coordinate or sum
+  /// NonFiniteAccumulation: the gradient-sum coordinate that overflowed;
+  /// empty when the loss sum did.
+  std::optional<std::size_t> sum_coordinate{};
+  /// What has no coordinate (ZeroGradientWidth) or does not fit (CountOverflow).
+  std::string subject{};
+};
+
+/// The `mini-batch` area: each kind's stable name and message, in enum order.
+struct BatchErrorTraits {
+  using Kind = BatchErrorKind;                            ///< the area's kinds
+  using Evidence = BatchErrorEvidence;                    ///< the offending values
+  static constexpr std::string_view area = "mini-batch";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order. `{sum}` is `the loss
+  /// sum` or `the gradient sum at coordinate i`.
+  static constexpr std::array<ErrorKindSpec<Kind>, 12> kinds{{
+      {Kind::ZeroBatchSize, "zero-batch-size", "batch size must be positive, got 0"},
+      {Kind::EmptyDocumentId, "empty-document-id", "document {index} has an empty id"},
+      {Kind::PartitionMismatch, "partition-mismatch",
+       "document {index} ('{document_id}') belongs to {partition}, the epoch to "
+       "{epoch_partition}"},
+      {Kind::DuplicateDocumentId, "duplicate-document-id",
+       "document id '{document_id}' first appears at {earlier_index} and again at {index}"},
+      {Kind::CountOverflow, "count-overflow", "{subject} does not fit in size_t"},
+      {Kind::ContributionCountMismatch, "contribution-count-mismatch",
+       "the batch has {expected} target tokens, got {actual} contributions"},
+      {Kind::ZeroGradientWidth, "zero-gradient-width", "{subject} needs a coordinate"},
+      {Kind::GradientWidthMismatch, "gradient-width-mismatch",
+       "gradient width {actual} does not match the accumulator's {expected}"},
+      {Kind::NonFiniteLoss, "non-finite-loss", "token loss must be finite, got {value}"},
+      {Kind::NonFiniteGradient, "non-finite-gradient",
+       "token gradient coordinate {index} must be finite, got {value}"},
+      {Kind::NonFiniteAccumulation, "non-finite-accumulation", "{sum} became {value}"},
+      {Kind::EmptyAccumulator, "empty-accumulator", "no target token to average over"},
+  }};
+  /// A field as the message prints it, or `sum`.
+  static std::string field_text(const Evidence& evidence, std::string_view field);
+};
 
 /// An error of chapter 21's batching or token averaging. Every function that
 /// throws it leaves its arguments and the object it was called on unchanged.
-class BatchError : public Error {
+class BatchError : public KindedError<BatchErrorTraits> {
  public:
-  BatchError(BatchErrorKind kind, const std::string& message)
-      : Error("mini-batch", batch_error_kind_name(kind), message), kind_(kind) {}
-  /// What was rejected.
-  BatchErrorKind kind() const noexcept { return kind_; }
-
- private:
-  BatchErrorKind kind_;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw BatchError(BatchErrorKind::..., {.field = value});`
+  explicit BatchError(BatchErrorKind kind, BatchErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 };
 // endregion: batch-errors
 
@@ -110,6 +153,7 @@ struct WindowOrigin {
   std::string document_id;         ///< that document's name
   std::size_t start = 0;           ///< position of input[0] in the document
 
+  /// Field-by-field equality.
   bool operator==(const WindowOrigin&) const = default;
 };
 
@@ -147,6 +191,7 @@ class MiniBatch {
   ///         NonFiniteAccumulation when a sum overflows.
   TokenMean average(std::span<const TokenContribution> contributions) const;
 
+  /// Field-by-field equality.
   bool operator==(const MiniBatch&) const = default;
 
  private:
@@ -182,6 +227,7 @@ class MiniBatchEpoch {
   /// The batches in order: all full except possibly the last.
   const std::vector<MiniBatch>& batches() const noexcept { return batches_; }
 
+  /// Field-by-field equality.
   bool operator==(const MiniBatchEpoch&) const = default;
 
  private:
@@ -231,6 +277,7 @@ class TokenMean {
   double mean_loss() const noexcept { return mean_loss_; }
   /// Each gradient sum divided by token_count().
   std::span<const double> mean_gradient() const noexcept { return mean_gradient_; }
+  /// Field-by-field equality.
   bool operator==(const TokenMean&) const = default;
 
  private:
@@ -268,6 +315,7 @@ class TokenMeanAccumulator {
   double loss_sum() const noexcept { return loss_sum_; }
   /// The raw sum of the added gradients, coordinate by coordinate.
   std::span<const double> gradient_sums() const noexcept { return gradient_sums_; }
+  /// Field-by-field equality.
   bool operator==(const TokenMeanAccumulator&) const = default;
 
  private:

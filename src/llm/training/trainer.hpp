@@ -51,6 +51,7 @@ class TrainerConfig {
   static TrainerConfig create(LearningRateSchedule schedule,
                               std::vector<std::size_t> validation_steps, double max_gradient_norm);
 
+  /// The learning rate of every step.
   const LearningRateSchedule& schedule() const noexcept { return schedule_; }
   /// Steps after which both epochs are scored (0 = before any update).
   const std::vector<std::size_t>& validation_steps() const noexcept { return validation_steps_; }
@@ -89,6 +90,7 @@ struct Evaluation {
   std::size_t batch_count = 0;      ///< batches scored
   std::size_t recorded_graphs = 0;  ///< losses that tracked a gradient (always 0)
 
+  /// Field-by-field equality.
   bool operator==(const Evaluation&) const = default;
 };
 
@@ -104,11 +106,12 @@ Evaluation evaluate_without_gradients(const TrainableModel& model, const MiniBat
 // region: training-run-result
 /// The train and validation scores after one planned step.
 struct LossCheckpoint {
-  std::size_t step = 0;
-  Evaluation train;
-  Evaluation validation;
+  std::size_t step = 0;   ///< updates done before the scoring (0: none)
+  Evaluation train;       ///< the training epoch's score
+  Evaluation validation;  ///< the validation epoch's score
   bool selected = false;  ///< the earliest validation minimum
 
+  /// Field-by-field equality.
   bool operator==(const LossCheckpoint&) const = default;
 };
 
@@ -121,24 +124,25 @@ struct TrainingStep {
   double train_loss = 0.0;            ///< the batch's mean loss before the update
   GradientClip clip;                  ///< the global norm and what clipping did
 
+  /// Field-by-field equality.
   bool operator==(const TrainingStep&) const = default;
 };
 
 /// The state selection chose: parameters and optimizer at the same step.
 struct SelectedState {
-  std::size_t step = 0;
-  double validation_loss = 0.0;
+  std::size_t step = 0;                ///< the step selection chose
+  double validation_loss = 0.0;        ///< its validation loss
   std::vector<NamedValue> parameters;  ///< shared values (immutable), in set order
   AdamWState optimizer;                ///< AdamW::from_state continues it
 };
 
 /// Everything one run produced.
 struct TrainingRun {
-  std::vector<TrainingStep> steps;
-  std::vector<LossCheckpoint> checkpoints;
-  SelectedState selected;
+  std::vector<TrainingStep> steps;           ///< one per update
+  std::vector<LossCheckpoint> checkpoints;   ///< one per planned scoring
+  SelectedState selected;                    ///< the state selection chose
   std::vector<NamedValue> final_parameters;  ///< after the last update
-  AdamWState final_optimizer;
+  AdamWState final_optimizer;                ///< after the last update
 };
 // endregion: training-run-result
 

@@ -63,9 +63,10 @@ struct TrainingErrorEvidence {
 // region: training-error-table
 /// The `training` area: each kind's stable name and message, in enum order.
 struct TrainingErrorTraits {
-  using Kind = TrainingErrorKind;
-  using Evidence = TrainingErrorEvidence;
-  static constexpr std::string_view area = "training";
+  using Kind = TrainingErrorKind;                       ///< the area's kinds
+  using Evidence = TrainingErrorEvidence;               ///< the offending values
+  static constexpr std::string_view area = "training";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
   static constexpr std::array<ErrorKindSpec<Kind>, 20> kinds{{
       {Kind::EmptySchedule, "empty-schedule", "a learning-rate schedule needs at least one step"},
       {Kind::InvalidScheduledRate, "invalid-scheduled-rate",
@@ -117,7 +118,10 @@ struct TrainingErrorTraits {
 /// rejected clip leaves every gradient as it was.
 class TrainingError : public KindedError<TrainingErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw TrainingError(TrainingErrorKind::..., {.field = value});`
+  explicit TrainingError(TrainingErrorKind kind, TrainingErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 };
 
 }  // namespace llm
