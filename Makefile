@@ -56,7 +56,7 @@ CONFIGURE = if [ ! -f $(BUILD)/CMakeCache.txt ] || [ "$$(cat $(BUILD)/make-confi
   fi
 
 .DEFAULT_GOAL := help
-.PHONY: help book test bench train-anchor sync clean deps configure check-html pdf epub format FORCE
+.PHONY: help book test bench train generate train-anchor sync clean deps configure check-html pdf epub format FORCE
 
 help: ## List the targets
 	@echo "LLM from scratch in C++ -- make targets:"
@@ -74,6 +74,8 @@ help: ## List the targets
 	@echo "  make pdf           the whole book as a PDF (print view through headless Chromium) -> $(BUILD)/llm-from-scratch-cpp.pdf"
 	@echo "  make epub          the whole book as an EPUB (Sphinx, math as MathML) -> $(BUILD)/llm-from-scratch-cpp.epub"
 	@echo "  make bench         Google Benchmark: ours vs OpenBLAS and libtorch, one thread (installs them) -> $(BENCH_BUILD)/bench.json"
+	@echo "  make train         chapter 40: train the decoder on Tiny Shakespeare (Ctrl-C saves; rerun resumes) -> $(TRAIN_OUT)/"
+	@echo "  make generate      chapter 40: continue PROMPT='...' from make train's checkpoint (TEMPERATURE, TOP_K)"
 	@echo "  make train-anchor  chapter 40's decoder in libtorch, float32/float64 x 1/2 threads -> $(BENCH_BUILD)/train-anchor/"
 	@echo "  make clean         remove everything built in $(BUILD)/"
 	@echo "  make deps          install missing Debian packages (or print the command to run)"
@@ -164,6 +166,29 @@ bench: ## Google Benchmark: ours vs OpenBLAS and libtorch, single-threaded
 	@$(BENCH_CONFIGURE)
 	@cmake --build $(BENCH_BUILD) --target llm_bench
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BENCH_BUILD)/llm_bench --benchmark_enable_random_interleaving=true --benchmark_out=$(BENCH_JSON) --benchmark_out_format=json $(BENCH_ARGS)
+
+# Chapter 40's run: the chapter-32 decoder on Tiny Shakespeare at nanoGPT's
+# CPU configuration (docs/training-run.md). Not part of book or test: it takes
+# many minutes. Ctrl-C saves a checkpoint; the same command resumes it, bit for
+# bit. CONFIG=my.json overrides settings; TRAIN_ARGS=--restart starts again.
+TRAIN_OUT ?= $(BUILD)/train/shakespeare-char
+CONFIG ?=
+TRAIN_ARGS ?=
+train: deps ## Chapter 40: train the decoder on Tiny Shakespeare (resumable)
+	@$(LOCK) && $(CONFIGURE) && $(CMAKE_BUILD) llm-train
+	@$(BUILD)/llm-train --out $(TRAIN_OUT) $(if $(CONFIG),--config $(CONFIG)) $(TRAIN_ARGS)
+
+# Chapter 40's generator: continues PROMPT from make train's checkpoint,
+# printing each character as it is chosen. TOKENS, TEMPERATURE, TOP_K, SEED.
+PROMPT ?= ROMEO:
+TOKENS ?= 500
+TEMPERATURE ?= 0.8
+TOP_K ?= 200
+SEED ?= 1337
+generate: deps ## Chapter 40: sample text from make train's checkpoint (PROMPT=...)
+	@$(LOCK) && $(CONFIGURE) && $(CMAKE_BUILD) llm-sample
+	@$(BUILD)/llm-sample --checkpoint $(TRAIN_OUT)/checkpoint.llmcp --prompt '$(subst ','\'',$(PROMPT))' \
+	  --tokens $(TOKENS) --temperature $(TEMPERATURE) --top-k $(TOP_K) --seed $(SEED)
 
 # Chapter 40's anchor: the same decoder, data and batches in libtorch, trained
 # at nanoGPT's CPU configuration once per precision and thread count, each run

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "llm/error.hpp"
-#include "llm/text/bpe_trainer.hpp"  // TokenId
+#include "llm/token_id.hpp"
 
 namespace llm {
 
@@ -55,9 +55,10 @@ struct DatasetErrorEvidence {
 // region: dataset-error-table
 /// The `dataset` area: each kind's stable name and message, in enum order.
 struct DatasetErrorTraits {
-  using Kind = DatasetErrorKind;
-  using Evidence = DatasetErrorEvidence;
-  static constexpr std::string_view area = "dataset";
+  using Kind = DatasetErrorKind;                       ///< the area's kinds
+  using Evidence = DatasetErrorEvidence;               ///< the offending values
+  static constexpr std::string_view area = "dataset";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
   static constexpr std::array<ErrorKindSpec<Kind>, 8> kinds{{
       {Kind::Unreadable, "unreadable", "cannot read the dataset file {path}: {reason}"},
       {Kind::SizeMismatch, "size-mismatch",
@@ -90,8 +91,8 @@ class DatasetError : public KindedError<DatasetErrorTraits> {
 /// What a dataset file must be: its size in bytes and its SHA-256 as 64
 /// lowercase hexadecimal digits (what `sha256sum` prints).
 struct DatasetRecord {
-  std::uint64_t bytes = 0;
-  std::string_view sha256{};
+  std::uint64_t bytes = 0;    ///< the file's size
+  std::string_view sha256{};  ///< its SHA-256, 64 lowercase hexadecimal digits
 };
 
 /// Tiny Shakespeare as data/tinyshakespeare/README.md records it (chapter 40).
@@ -134,6 +135,7 @@ class ByteVocabulary {
   /// @throws DatasetError UnknownTokenId (the first ID >= size(), with its position).
   std::string decode(std::span<const TokenId> ids) const;
 
+  /// Field-by-field equality.
   bool operator==(const ByteVocabulary&) const = default;
 
  private:

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "llm/nn/splitmix64.hpp"
-#include "llm/text/bpe_trainer.hpp"  // TokenId
+#include "llm/token_id.hpp"
 
 namespace llm {
 

@@ -18,6 +18,8 @@ std::string TrainRunErrorTraits::field_text(const Evidence& evidence, std::strin
   if (field == "rule") return evidence.rule;
   if (field == "tokens") return std::to_string(evidence.tokens);
   if (field == "context") return std::to_string(evidence.context);
+  if (field == "iteration") return std::to_string(evidence.iteration);
+  if (field == "expected") return evidence.expected;
   error_detail::unknown_field(area, field);
 }
 

@@ -29,34 +29,40 @@ namespace llm {
 // region: train-run-error-kinds
 /// What a training run's configuration or its data sampler rejected.
 enum class TrainRunErrorKind {
-  InvalidJson,   ///< the configuration is not JSON, or repeats a key
-  NotAnObject,   ///< the configuration's top level is not a JSON object
-  UnknownKey,    ///< a key names no field
-  WrongType,     ///< a value has the wrong JSON type for its field
-  OutOfRange,    ///< a value breaks its field's rule
-  TooFewTokens,  ///< a token sequence is too short for one window of the context
+  InvalidJson,         ///< the configuration is not JSON, or repeats a key
+  NotAnObject,         ///< the configuration's top level is not a JSON object
+  UnknownKey,          ///< a key names no field
+  WrongType,           ///< a value has the wrong JSON type for its field
+  OutOfRange,          ///< a value breaks its field's rule
+  TooFewTokens,        ///< a token sequence is too short for one window of the context
+  NonFiniteLoss,       ///< a training loss is NaN or infinite: the update is not made
+  RunFinished,         ///< an update was asked of a run that has made all its updates
+  CheckpointMismatch,  ///< a checkpoint to resume from belongs to another run
 };
 // endregion: train-run-error-kinds
 
 /// The offending values of a TrainRunError; a kind leaves the fields it does
 /// not use empty or zero.
 struct TrainRunErrorEvidence {
-  std::string source{};     ///< where the configuration came from (a path, `defaults`)
-  std::string key{};        ///< the field
-  std::string value{};      ///< the value found, as JSON
-  std::string rule{};       ///< WrongType: the type wanted; OutOfRange: the rule broken;
-                            ///< InvalidJson: the parser's message
-  std::size_t tokens = 0;   ///< TooFewTokens: the sequence's length
-  std::size_t context = 0;  ///< TooFewTokens: the context T
+  std::string source{};       ///< where the configuration came from (a path, `defaults`)
+  std::string key{};          ///< the field
+  std::string value{};        ///< the value found, as JSON
+  std::string rule{};         ///< WrongType: the type wanted; OutOfRange: the rule broken;
+                              ///< InvalidJson: the parser's message
+  std::size_t tokens = 0;     ///< TooFewTokens: the sequence's length
+  std::size_t context = 0;    ///< TooFewTokens: the context T
+  std::size_t iteration = 0;  ///< NonFiniteLoss, RunFinished: the update's 0-based index
+  std::string expected{};     ///< CheckpointMismatch: what this run has for `key`
 };
 
 // region: train-run-error-table
 /// The `train-run` area: each kind's stable name and message, in enum order.
 struct TrainRunErrorTraits {
-  using Kind = TrainRunErrorKind;
-  using Evidence = TrainRunErrorEvidence;
-  static constexpr std::string_view area = "train-run";
-  static constexpr std::array<ErrorKindSpec<Kind>, 6> kinds{{
+  using Kind = TrainRunErrorKind;                        ///< the area's kinds
+  using Evidence = TrainRunErrorEvidence;                ///< the offending values
+  static constexpr std::string_view area = "train-run";  ///< Error::area()
+  /// Each kind's stable name and message, in enum order.
+  static constexpr std::array<ErrorKindSpec<Kind>, 9> kinds{{
       {Kind::InvalidJson, "invalid-json", "{source} is not a valid JSON configuration: {rule}"},
       {Kind::NotAnObject, "not-an-object",
        "{source} must hold one JSON object of settings, got {value}"},
@@ -66,6 +72,12 @@ struct TrainRunErrorTraits {
       {Kind::OutOfRange, "out-of-range", "{source}: \"{key}\" must be {rule}, got {value}"},
       {Kind::TooFewTokens, "too-few-tokens",
        "a window of context {context} needs at least {context} + 1 tokens, got {tokens}"},
+      {Kind::NonFiniteLoss, "non-finite-loss",
+       "the training loss of update {iteration} is {value}: no parameter was changed"},
+      {Kind::RunFinished, "run-finished",
+       "the run has made all its updates; update {iteration} is past the end"},
+      {Kind::CheckpointMismatch, "checkpoint-mismatch",
+       "{source} belongs to another run: its {key} is {value}, this run's is {expected}"},
   }};
   /// A field of the evidence as the message prints it.
   static std::string field_text(const Evidence& evidence, std::string_view field);
@@ -142,6 +154,7 @@ struct TrainRunConfig {
   /// min + (1 + cos(pi r)) / 2 * (peak - min), r = (i - warmup) / (decay - warmup).
   double learning_rate_at(std::size_t iteration) const noexcept;
 
+  /// Field-by-field equality.
   bool operator==(const TrainRunConfig&) const = default;
 };
 // endregion: train-run-config
