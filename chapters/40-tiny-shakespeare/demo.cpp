@@ -131,7 +131,10 @@ int main(int argc, char** argv) try {
     std::cout << "update " << update.iteration << ": loss " << format_fixed(update.loss, 6)
               << ", rate " << llm::format_scientific(update.learning_rate, 3) << ", gradient norm "
               << format_fixed(update.clip.norm_before, 6)
-              << (update.clip.norm_before > config.gradient_clip ? " (clipped to 1)" : "") << '\n';
+              << (config.gradient_clip > 0.0 && update.clip.norm_before > config.gradient_clip
+                      ? " (clipped to " + llm::format_shortest(config.gradient_clip) + ")"
+                      : std::string())
+              << '\n';
     updates.push_back({{"iteration", update.iteration},
                        {"loss", update.loss},
                        {"learning_rate", update.learning_rate},

@@ -136,6 +136,10 @@ def run_facts(trace: Trace) -> dict[str, Any]:
         facts["matmul_shape"] = f"[{matmul[-1]['rows']}, {matmul[-1]['depth']}] x [{matmul[-1]['depth']}, {matmul[-1]['columns']}]"
         facts["peak_share"] = fixed(100 * flops_per_token * tokens / totals["thread_cpu"] * 1e-9
                                     / matmul[-1]["gflops_thread_cpu"], 0)
+    pairs = [(e["validation_loss"], a["validation_loss"])
+             for e in ours["evaluations"] for a in anchor["evaluations"] if a["iteration"] == e["iteration"]]
+    facts["compared_evaluations"] = plain(len(pairs))
+    facts["largest_difference"] = f"{max(abs(x - y) for x, y in pairs):.1e}"
     if "final" in ours:
         facts["final_val_loss"] = fixed(ours["final"]["validation_loss_estimate"], 4)
         facts["final_full_pass"] = fixed(ours["final"]["validation_loss_full_pass"], 4)
