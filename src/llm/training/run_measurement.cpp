@@ -51,7 +51,7 @@ MatmulRate measure_matmul(std::size_t rows, std::size_t depth, std::size_t colum
   const double flops = 2.0 * static_cast<double>(rows * depth * columns * rate.repetitions);
   rate.gflops_thread_cpu = flops / elapsed.thread_cpu * 1e-9;
   rate.gflops_wall = flops / elapsed.wall * 1e-9;
-  rate.kernel = std::string(matmul_detail::available_microkernels().front().name);
+  rate.kernel = std::string(matmul_detail::chosen_kernel().name);
   if (!std::isfinite(checksum)) rate.kernel += " (non-finite product)";  // keeps the products
   return rate;
 }
