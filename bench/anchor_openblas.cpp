@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
+#include <string>
 #include <vector>
 
 #include "bench_cases.hpp"
@@ -41,6 +42,53 @@ void matmul_batched_openblas(benchmark::State& state) {
   state.counters["flops"] =
       benchmark::Counter(2.0 * rows * n * n, benchmark::Counter::kIsIterationInvariantRate);
 }
+
+// A ProductShape in cblas_dgemm: the right operand stored as shaped (or as
+// its transpose, read with CblasTrans), on `threads` OpenBLAS threads.
+void product_openblas(benchmark::State& state, ProductShape shape, int threads) {
+  const int m = static_cast<int>(shape.rows);
+  const int k = static_cast<int>(shape.depth);
+  const int n = static_cast<int>(shape.columns);
+  const std::vector<double> a = sample_values(shape.rows * shape.depth, 5);
+  const std::vector<double> b = sample_values(shape.depth * shape.columns, 6);
+  std::vector<double> c(shape.rows * shape.columns);
+  openblas_set_num_threads(threads);
+  for (auto _ : state) {
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, shape.right_transposed ? CblasTrans : CblasNoTrans, m,
+                n, k, 1.0, a.data(), k, b.data(), shape.right_transposed ? k : n, 0.0, c.data(), n);
+    benchmark::DoNotOptimize(c.data());
+  }
+  openblas_set_num_threads(1);
+  state.counters["flops"] =
+      benchmark::Counter(2.0 * m * n * k, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void decode_openblas(benchmark::State& state, ProductShape shape) {
+  product_openblas(state, shape, 1);
+}
+
+void threads_openblas(benchmark::State& state, ProductShape shape) {
+  product_openblas(state, shape, static_cast<int>(state.range(0)));
+}
+
+const int registered = [] {
+  for (const ProductShape& shape : kDecodeShapes) {
+    benchmark::RegisterBenchmark((std::string("matmul_decode/openblas/") + shape.name).c_str(),
+                                 decode_openblas, shape)
+        ->Apply(repeated)
+        ->Unit(benchmark::kMicrosecond);
+  }
+  for (const ProductShape& shape : kThreadShapes) {
+    benchmark::RegisterBenchmark((std::string("matmul_threads/openblas/") + shape.name).c_str(),
+                                 threads_openblas, shape)
+        ->ArgsProduct({kThreadCounts})
+        ->ArgName("threads")
+        ->UseRealTime()
+        ->Apply(repeated)
+        ->Unit(benchmark::kMicrosecond);
+  }
+  return 0;
+}();
 
 }  // namespace
 

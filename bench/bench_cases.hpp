@@ -5,6 +5,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -13,6 +14,40 @@ namespace bench {
 
 /// Square matrix products N x N x N.
 inline const std::vector<std::int64_t> kMatmulSizes = {64, 128, 256, 512, 1024};
+
+/// One [rows, depth] @ [depth, columns] product; with `right_transposed` the
+/// right operand is stored as its [columns, depth] transpose and read through
+/// a transposed view (the tied output head x @ E^T).
+struct ProductShape {
+  const char* name;
+  std::size_t rows, depth, columns;
+  bool right_transposed;
+};
+
+/// Decoding one token with chapter 40's model (width 128, 4x MLP, 65
+/// characters): a projection, into and out of the MLP, the tied head; and
+/// eight rows at once.
+inline constexpr std::array<ProductShape, 5> kDecodeShapes{{
+    {"1x128x128", 1, 128, 128, false},
+    {"1x128x512", 1, 128, 512, false},
+    {"1x512x128", 1, 512, 128, false},
+    {"1x128x65T", 1, 128, 65, true},
+    {"8x128x128", 8, 128, 128, false},
+}};
+
+/// Products of one training step of chapter 40's model (batch 12 x context
+/// 64 = 768 rows, width 128): a projection, into and out of the MLP, and a
+/// weight gradient (768 summed rows); and 512^3. Timed on 1 and 2 threads.
+inline constexpr std::array<ProductShape, 5> kThreadShapes{{
+    {"768x128x128", 768, 128, 128, false},
+    {"768x128x512", 768, 128, 512, false},
+    {"768x512x128", 768, 512, 128, false},
+    {"128x768x128", 128, 768, 128, false},
+    {"512x512x512", 512, 512, 512, false},
+}};
+
+/// The thread counts of the threaded benchmarks.
+inline const std::vector<std::int64_t> kThreadCounts = {1, 2};
 
 /// The batched product [8, 64, 64] @ [64, 64].
 inline constexpr std::size_t kBatch = 8;

@@ -4,6 +4,8 @@
 // docs/performance.md records one run.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -12,7 +14,9 @@
 #include <vector>
 
 #include "bench_cases.hpp"
+#include "decoder_cases.hpp"
 #include "llm/tensor/matmul_kernel.hpp"
+#include "llm/tensor/parallel.hpp"
 
 #if defined(LLM_BENCH_OPENBLAS)
 #include <cblas.h>  // also declares openblas_get_corename and openblas_get_config
@@ -26,11 +30,13 @@ void use_one_torch_thread();  // anchor_torch.cpp
 namespace {
 
 // CPU seconds per iteration and counters of each benchmark, the minimum over
-// its repetitions. Every benchmark runs on one thread, so its CPU time is the work
-// done; on a machine shared with other jobs the wall time also counts the
-// time the thread waited for a core.
+// its repetitions. Most benchmarks run on one thread, so their CPU time is the
+// work done; on a machine shared with other jobs the wall time also counts
+// the time the thread waited for a core. The threaded ones (matmul_threads)
+// are compared by wall time, which only a quiet machine makes meaningful.
 struct Measured {
   double seconds = 0.0;
+  double wall_seconds = 0.0;
   std::map<std::string, double> counters;
 };
 
@@ -47,6 +53,8 @@ class CollectingReporter : public benchmark::ConsoleReporter {
       if (!minimum && repeated_.count(name)) continue;
       Measured& measured = results_[name];
       measured.seconds = run.GetAdjustedCPUTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
+      measured.wall_seconds =
+          run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
       for (const auto& [key, counter] : run.counters) measured.counters[key] = counter.value;
       if (minimum) repeated_[name] = true;
     }
@@ -93,8 +101,15 @@ void record_machine_context() {
   benchmark::AddCustomContext("cpu_model_name", cpuinfo_field("model name"));
   benchmark::AddCustomContext("cpu_family", cpuinfo_field("cpu family"));
   benchmark::AddCustomContext("cpu_model", cpuinfo_field("model"));
-  benchmark::AddCustomContext(
-      "llm_microkernel", std::string(llm::matmul_detail::available_microkernels().front().name));
+  const llm::matmul_detail::MatmulKernel& kernel = llm::matmul_detail::chosen_kernel();
+  benchmark::AddCustomContext("llm_microkernel", std::string(kernel.name));
+  benchmark::AddCustomContext("llm_matmul_blocking",
+                              std::to_string(kernel.tile.rows) + "x" +
+                                  std::to_string(kernel.tile.columns) + " tile, K slice " +
+                                  std::to_string(kernel.blocking.depth_block) + ", " +
+                                  std::to_string(kernel.blocking.row_panels) + " row panels, " +
+                                  std::to_string(kernel.blocking.column_block) + " columns");
+  benchmark::AddCustomContext("llm_threads", std::to_string(llm::thread_count()));
   benchmark::AddCustomContext("compiler", __VERSION__);
   benchmark::AddCustomContext("openblas_core", openblas_core());
 #if defined(LLM_BENCH_OPENBLAS)
@@ -124,10 +139,145 @@ std::string micros(const std::optional<Measured>& measured) {
   return text;
 }
 
+std::string percent(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%13.1f%%", value);
+  return text;
+}
+
+std::string bits_text(const std::optional<Measured>& ours) {
+  if (!ours || !ours->counters.count("bit_identical")) return "       -";
+  return ours->counters.at("bit_identical") == 1.0 ? "     yes" : "      NO";
+}
+
+// Every kernel this CPU runs at 256^3 and 512^3, against OpenBLAS.
+void print_kernel_rows(const std::map<std::string, Measured>& results) {
+  std::printf("\n%-26s %9s %9s %14s %8s\n", "kernels (GFLOP/s)", "ours", "OpenBLAS",
+              "ours/OpenBLAS", "bits");
+  for (const llm::matmul_detail::MatmulKernel& kernel : llm::matmul_detail::available_kernels()) {
+    for (std::int64_t n : {256, 512}) {
+      const double flops = 2.0 * static_cast<double>(n * n * n);
+      const auto ours =
+          find(results, "matmul_kernel/" + std::string(kernel.name) + "/" + std::to_string(n));
+      const auto blas = find(results, "matmul/openblas/" + std::to_string(n));
+      const std::string label = std::string(kernel.name) + " " + std::to_string(n) + "^3";
+      std::printf(
+          "%-26s %9s %9s %14s %8s\n", label.c_str(), gflops(ours, flops).c_str(),
+          gflops(blas, flops).c_str(),
+          ours && blas ? percent(100.0 * blas->seconds / ours->seconds).c_str() : "             -",
+          bits_text(ours).c_str());
+    }
+  }
+}
+
+// One token's products: time and GFLOP/s, ours and OpenBLAS.
+void print_decode_rows(const std::map<std::string, Measured>& results) {
+  std::printf("\n%-26s %9s %9s %9s %9s %14s %8s\n", "decode [M,K]@[K,N]", "ours us", "OB us",
+              "ours GF/s", "OB GF/s", "ours/OpenBLAS", "bits");
+  for (const ProductShape& shape : kDecodeShapes) {
+    const double flops = 2.0 * static_cast<double>(shape.rows * shape.depth * shape.columns);
+    const auto ours = find(results, std::string("matmul_decode/ours/") + shape.name);
+    const auto blas = find(results, std::string("matmul_decode/openblas/") + shape.name);
+    std::printf(
+        "%-26s %9s %9s %9s %9s %14s %8s\n", shape.name, micros(ours).c_str() + 1,
+        micros(blas).c_str() + 1, gflops(ours, flops).c_str(), gflops(blas, flops).c_str(),
+        ours && blas ? percent(100.0 * blas->seconds / ours->seconds).c_str() : "             -",
+        bits_text(ours).c_str());
+  }
+}
+
+// Chapter 40's products on 1 and 2 threads, by wall time.
+void print_thread_rows(const std::map<std::string, Measured>& results) {
+  std::printf("\n%-26s %11s %11s %8s %11s %11s %8s\n", "threads (wall us)", "ours 1", "ours 2",
+              "speedup", "OB 1", "OB 2", "speedup");
+  for (const ProductShape& shape : kThreadShapes) {
+    const std::string base = std::string("/") + shape.name + "/threads:";
+    const auto ours1 = find(results, "matmul_threads/ours" + base + "1");
+    const auto ours2 = find(results, "matmul_threads/ours" + base + "2");
+    const auto blas1 = find(results, "matmul_threads/openblas" + base + "1");
+    const auto blas2 = find(results, "matmul_threads/openblas" + base + "2");
+    const auto wall = [](const std::optional<Measured>& m) {
+      if (!m) return std::string("          -");
+      char text[32];
+      std::snprintf(text, sizeof text, "%11.1f", m->wall_seconds * 1e6);
+      return std::string(text);
+    };
+    const auto speedup = [](const std::optional<Measured>& one,
+                            const std::optional<Measured>& two) {
+      if (!one || !two) return std::string("       -");
+      char text[32];
+      std::snprintf(text, sizeof text, "%7.2fx", one->wall_seconds / two->wall_seconds);
+      return std::string(text);
+    };
+    std::printf("%-26s %11s %11s %8s %11s %11s %8s\n", shape.name, wall(ours1).c_str(),
+                wall(ours2).c_str(), speedup(ours1, ours2).c_str(), wall(blas1).c_str(),
+                wall(blas2).c_str(), speedup(blas1, blas2).c_str());
+  }
+}
+
+#if defined(LLM_BENCH_DECODER)
+// The decoder training step, ours against libtorch: time per phase,
+// allocations per step, and the first losses of both from the same weights.
+void print_decoder_rows(const std::map<std::string, Measured>& results) {
+  std::printf("\n%-40s %10s %10s %15s %12s\n", "decoder training step (microseconds)", "ours",
+              "libtorch", "ours/libtorch", "allocations");
+  for (const DecoderSize& size : kDecoderSizes) {
+    for (const char* phase : {"forward", "forward_backward", "step"}) {
+      const std::string suffix = std::string("/") + size.name;
+      const auto ours = find(results, std::string("decoder_") + phase + "/ours" + suffix);
+      const auto torch = find(results, std::string("decoder_") + phase + "/torch" + suffix);
+      char ratio[32] = "              -";
+      if (ours && torch)
+        std::snprintf(ratio, sizeof ratio, "%14.2fx", ours->seconds / torch->seconds);
+      std::string allocations = "           -";
+      const char* key = std::string(phase) == "step" ? "allocations" : nullptr;
+      if (ours && key && ours->counters.count(key)) {
+        char text[64];
+        std::snprintf(text, sizeof text, "%12.0f", ours->counters.at(key));
+        allocations = text;
+      }
+      const std::string label = std::string(size.name) + " " + phase;
+      std::printf("%-40s %10s %10s %15s %12s\n", label.c_str(), micros(ours).c_str(),
+                  micros(torch).c_str(), ratio, allocations.c_str());
+    }
+    const auto step = find(results, std::string("decoder_step/ours/") + size.name);
+    if (step && step->counters.count("allocations_forward")) {
+      std::printf("%-40s forward %.0f, backward %.0f, AdamW + zero-grad %.0f\n",
+                  "  allocations per phase", step->counters.at("allocations_forward"),
+                  step->counters.at("allocations_backward"),
+                  step->counters.at("allocations_optimizer"));
+    }
+  }
+  const DecoderSize& chapter40 = kDecoderSizes[1];
+  const std::string base = std::string("/") + chapter40.name + "/threads:";
+  const auto wall = [&](const std::string& name) {
+    const auto measured = find(results, name);
+    return measured ? measured->wall_seconds * 1e6 : 0.0;
+  };
+  std::printf("%-40s ours %.1f / %.1f us, libtorch %.1f / %.1f us (1 / 2 threads, wall)\n",
+              "chapter40 step on threads", wall("decoder_threads/ours" + base + "1"),
+              wall("decoder_threads/ours" + base + "2"), wall("decoder_threads/torch" + base + "1"),
+              wall("decoder_threads/torch" + base + "2"));
+#if defined(LLM_BENCH_TORCH)
+  for (const DecoderSize& size : kDecoderSizes) {
+    const std::vector<double> ours = decoder_losses_ours(size);
+    const std::vector<double> torch = decoder_losses_torch(size);
+    double largest = 0.0;
+    std::printf("losses, %s, steps 1-%zu (ours / libtorch):", size.name, ours.size());
+    for (std::size_t k = 0; k < ours.size(); ++k) {
+      std::printf(" %.12f/%.12f", ours[k], torch[k]);
+      largest = std::max(largest, std::abs(ours[k] - torch[k]));
+    }
+    std::printf("; largest difference %.3g\n", largest);
+  }
+#endif
+}
+#endif
+
 void print_ratios(const std::map<std::string, Measured>& results) {
   std::printf(
       "\nRatios from this run (one thread; minimum CPU time of 5 repetitions; microkernel %s)\n",
-      std::string(llm::matmul_detail::available_microkernels().front().name).c_str());
+      std::string(llm::matmul_detail::chosen_kernel().name).c_str());
   std::printf("CPU: %s (family %s, model %s); OpenBLAS core: %s\n",
               cpuinfo_field("model name").c_str(), cpuinfo_field("cpu family").c_str(),
               cpuinfo_field("model").c_str(), openblas_core().c_str());
@@ -174,6 +324,9 @@ void print_ratios(const std::map<std::string, Measured>& results) {
             ? "     yes"
             : "       -");
   }
+  print_kernel_rows(results);
+  print_decode_rows(results);
+  print_thread_rows(results);
   std::printf("\n%-40s %10s %10s %15s %12s\n", "forward + backward (microseconds)", "ours",
               "libtorch", "ours/libtorch", "allocations");
   const auto tape_row = [&](const std::string& label, const std::string& ours_name,
@@ -199,6 +352,9 @@ void print_ratios(const std::map<std::string, Measured>& results) {
   tape_row("chain, wide (B4 T8 V512 C128 H256)", "chain/ours/wide", "chain/torch/wide");
   tape_row("attention probe (B4 T64 C128, 4 heads)", "attention/ours", "attention/torch");
   tape_row("scalar tape, 10^6 nodes", "scalar_tape/ours/1000000", "-");
+#if defined(LLM_BENCH_DECODER)
+  print_decoder_rows(results);
+#endif
 }
 
 }  // namespace

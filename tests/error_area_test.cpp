@@ -23,8 +23,10 @@
 #include "llm/generation/sampling_error.hpp"
 #include "llm/models/bigram.hpp"
 #include "llm/models/decoder_error.hpp"
+#include "llm/models/neural_ngram.hpp"
 #include "llm/nn/layer_error.hpp"
 #include "llm/nn/parameter_error.hpp"
+#include "llm/nn/residual.hpp"
 #include "llm/nn/swiglu.hpp"
 #include "llm/tensor/append_buffer.hpp"
 #include "llm/tensor/tensor_error.hpp"
@@ -117,6 +119,8 @@ TEST(ErrorArea, EveryKindOfEveryAreaBuildsFromItsTable) {
   expect_every_kind_builds<llm::ParameterError, llm::ParameterErrorTraits>();
   expect_every_kind_builds<llm::BatchError, llm::BatchErrorTraits>();
   expect_every_kind_builds<llm::AdamWError, llm::AdamWErrorTraits>();
+  expect_every_kind_builds<llm::NeuralNgramError, llm::NeuralNgramErrorTraits>();
+  expect_every_kind_builds<llm::ResidualError, llm::ResidualErrorTraits>();
   expect_every_kind_builds<llm::DecoderOpError, llm::DecoderOpErrorTraits>();
   expect_every_kind_builds<llm::AttentionError, llm::AttentionErrorTraits>();
   expect_every_kind_builds<llm::DecoderError, llm::DecoderErrorTraits>();

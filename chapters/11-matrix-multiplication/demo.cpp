@@ -115,14 +115,14 @@ Json trace_of(const ch11::WorkedExample& example, const std::vector<ch11::CellTe
       {"rows", rows}, {"depth", depth}, {"columns", columns}, {"results", comparisons}};
   // The kernel this machine runs and the blocking around it: the sizes of
   // the packed buffers in the page's answers are computed from these.
-  const llm::matmul_detail::Microkernel& kernel =
-      llm::matmul_detail::available_microkernels().front();
+  const llm::matmul_detail::MatmulKernel& kernel = llm::matmul_detail::chosen_kernel();
   trace["blocking"] = {{"kernel", kernel.name},
-                       {"tile_rows", kernel.rows},
-                       {"tile_columns", kernel.columns},
-                       {"depth_block", llm::matmul_detail::kDepthBlock},
-                       {"row_panels", llm::matmul_detail::kRowPanels},
-                       {"column_block", llm::matmul_detail::kColumnBlock}};
+                       {"reason", kernel.reason},
+                       {"tile_rows", kernel.tile.rows},
+                       {"tile_columns", kernel.tile.columns},
+                       {"depth_block", kernel.blocking.depth_block},
+                       {"row_panels", kernel.blocking.row_panels},
+                       {"column_block", kernel.blocking.column_block}};
   const ch11::FusedContrast fused = ch11::fused_contrast();
   trace["fused"] = {{"left", fused.left},
                     {"right", fused.right},

@@ -181,9 +181,10 @@ std::vector<BitComparison> compare_with_textbook() {
   const Tensor textbook = llm::matmul_textbook(a, b);
 
   std::vector<BitComparison> comparisons;
-  const auto kernels = llm::matmul_detail::available_microkernels();
-  comparisons.push_back(compare("matmul (" + std::string(kernels.front().name) + " microkernel)",
-                                llm::matmul(a, b), textbook));
+  const auto kernels = llm::matmul_detail::available_kernels();
+  comparisons.push_back(
+      compare("matmul (" + std::string(llm::matmul_detail::chosen_kernel().name) + " microkernel)",
+              llm::matmul(a, b), textbook));
   for (const auto& kernel : kernels) {
     Tensor c = Tensor::zeros({rows, columns});
     llm::matmul_detail::multiply_matrices_with(

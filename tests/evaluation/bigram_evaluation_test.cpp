@@ -221,6 +221,26 @@ TEST(BigramBaseline, ChoosesAlphaOnValidationAndMatchesAnIndependentRecount) {
   EXPECT_NEAR(test.mean_nll(), 2.854495336047768, 1e-12);
 }
 
+TEST(BigramBaseline, DocumentViewsGiveTheSameChoiceWithoutTheTestPartition) {
+  // Chapter 23 encodes train and validation only and selects alpha from them.
+  const CorpusProtocol protocol;
+  const auto train = document_token_views(protocol.encoded.documents(Partition::Train));
+  const auto validation = document_token_views(protocol.encoded.documents(Partition::Validation));
+  const BigramBaseline from_views = select_bigram_baseline(266, train, validation);
+  const BigramBaseline from_partitions = select_bigram_baseline(266, protocol.encoded);
+  EXPECT_EQ(from_views.chosen, from_partitions.chosen);
+  EXPECT_EQ(from_views.model.alpha(), 0.01);
+  EXPECT_EQ(from_views.validation.partition, ScoredPartition::Validation);
+  EXPECT_EQ(from_views.validation.document_count, 2u);
+  EXPECT_EQ(from_views.validation.metrics.mean_nll(),
+            from_partitions.validation.metrics.mean_nll());
+  for (std::size_t k = 0; k < from_views.sweep.size(); ++k) {
+    EXPECT_EQ(from_views.sweep[k].train.mean_nll(), from_partitions.sweep[k].train.mean_nll());
+    EXPECT_EQ(from_views.sweep[k].validation.mean_nll(),
+              from_partitions.sweep[k].validation.mean_nll());
+  }
+}
+
 TEST(BigramBaseline, TiesKeepTheEarlierAlphaAndBadGridsAreRefused) {
   const CorpusProtocol protocol;
   const std::vector<double> repeated = {0.05, 0.01, 0.01};

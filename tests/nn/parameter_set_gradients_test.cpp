@@ -91,7 +91,7 @@ TEST(ScaleGradients, ScalesInPlaceWithoutAVersionBump) {
   TwoParameters p;
   // A retained graph that reads both parameters.
   const TensorValue loss = p.a.sum_axis(0).add(p.b.sum_axis(0).sum_axis(0));
-  loss.backward();
+  loss.backward(Retention::Retain);
   const std::uint64_t version_a = p.a.version(), version_b = p.b.version();
   const double* storage = p.b.gradient()->values().data();
   p.set.scale_gradients(0.25);

@@ -1,27 +1,32 @@
 // The blocked matrix product against the textbook loop, bit for bit: random
-// shapes across every block boundary, every microkernel this CPU runs,
-// transposed and sliced operands, broadcast batches and the folded batch path.
+// shapes across every block boundary, every kernel this CPU runs (each with
+// its own blocking and its few-row tiles), transposed and sliced operands,
+// broadcast batches, the folded batch path, and 1, 2 and 3 threads.
 #include "llm/tensor/matmul_kernel.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "llm/tensor/configuration_error.hpp"
 #include "llm/tensor/matmul.hpp"
+#include "llm/tensor/parallel.hpp"
 #include "support/test_support.hpp"
 
 namespace llm {
 namespace {
 
-using matmul_detail::available_microkernels;
+using matmul_detail::available_kernels;
+using matmul_detail::MatmulKernel;
 using matmul_detail::MatrixOperand;
-using matmul_detail::Microkernel;
 using testing::bits_of;
 
 // Values whose sums depend on the order of addition: mixed signs, magnitudes
@@ -73,13 +78,15 @@ std::vector<std::uint64_t> bits(const std::vector<double>& values) {
 
 TEST(MatmulKernel, EveryMicrokernelMatchesTheTextbookLoopBitForBit) {
   // Shapes that cross the tile edges (MR up to 8, NR up to 16), the row
-  // block (24 panels), the depth block (256) and the column block (2048).
+  // block (24 or 42 panels), the depth block (192 or 256), the column block
+  // (2048), and the few-row path (1 to 4 rows, 32-wide tiles and their tail).
   struct Case {
     std::size_t rows, depth, columns;
   };
-  std::vector<Case> cases = {{1, 1, 1},     {3, 5, 7},     {8, 16, 16}, {9, 17, 17},
-                             {33, 300, 21}, {200, 40, 35}, {5, 600, 3}, {2, 3, 2100},
-                             {64, 64, 64},  {1, 257, 1},   {17, 0, 5}};
+  std::vector<Case> cases = {{1, 1, 1},     {3, 5, 7},     {8, 16, 16},  {9, 17, 17},
+                             {33, 300, 21}, {200, 40, 35}, {5, 600, 3},  {2, 3, 2100},
+                             {64, 64, 64},  {1, 257, 1},   {17, 0, 5},   {1, 128, 128},
+                             {4, 130, 70},  {3, 64, 33},   {2, 513, 96}, {400, 130, 20}};
   std::mt19937_64 generator(2024);
   std::uniform_int_distribution<std::size_t> extent(1, 90);
   for (int k = 0; k < 12; ++k)
@@ -90,7 +97,7 @@ TEST(MatmulKernel, EveryMicrokernelMatchesTheTextbookLoopBitForBit) {
     const std::vector<double> a = order_sensitive_values(c.rows * c.depth, seed++);
     const std::vector<double> b = order_sensitive_values(c.depth * c.columns, seed++);
     const std::vector<std::uint64_t> expected = bits(textbook(c.rows, c.depth, c.columns, a, b));
-    for (const Microkernel& kernel : available_microkernels()) {
+    for (const MatmulKernel& kernel : available_kernels()) {
       std::vector<double> out(c.rows * c.columns, 99.0);
       matmul_detail::multiply_matrices_with(kernel, c.rows, c.depth, c.columns,
                                             {a.data(), c.depth, 1}, {b.data(), c.columns, 1},
@@ -114,13 +121,76 @@ TEST(MatmulKernel, ReadsTransposedOperandsThroughTheirStrides) {
     for (std::size_t j = 0; j < columns; ++j) b_stored[j * depth + p] = b[p * columns + j];
   }
   const std::vector<std::uint64_t> expected = bits(textbook(rows, depth, columns, a, b));
-  for (const Microkernel& kernel : available_microkernels()) {
+  for (const MatmulKernel& kernel : available_kernels()) {
     std::vector<double> out(rows * columns);
     matmul_detail::multiply_matrices_with(
         kernel, rows, depth, columns, MatrixOperand{a_stored.data(), 1, rows},
         MatrixOperand{b_stored.data(), 1, depth}, out.data(), columns);
     EXPECT_EQ(bits(out), expected) << kernel.name;
   }
+}
+
+TEST(MatmulKernel, ServesAFewRowsFromBInPlaceOrPackedWithTheSameBits) {
+  // Up to 16 rows (the few-row path, in groups of 4, 2 and 1 rows) and 17
+  // (the blocked path) against B read in place (column stride 1, a row
+  // stride wider than the columns, as in a slice) and B read through a
+  // transpose (column stride depth), which the few-row path packs first.
+  const std::size_t depth = 75, columns = 70, b_row_stride = 81;
+  const std::vector<double> b = order_sensitive_values(depth * columns, 31);
+  std::vector<double> b_wide(depth * b_row_stride, 7.0), b_transposed(depth * columns);
+  for (std::size_t p = 0; p < depth; ++p) {
+    for (std::size_t j = 0; j < columns; ++j) {
+      b_wide[p * b_row_stride + j] = b[p * columns + j];
+      b_transposed[j * depth + p] = b[p * columns + j];
+    }
+  }
+  for (std::size_t rows : {1, 2, 3, 4, 5, 7, 11, 16, 17}) {
+    const std::vector<double> a = order_sensitive_values(rows * depth, 40 + rows);
+    const std::vector<std::uint64_t> expected = bits(textbook(rows, depth, columns, a, b));
+    for (const MatmulKernel& kernel : available_kernels()) {
+      for (const MatrixOperand& operand : {MatrixOperand{b_wide.data(), b_row_stride, 1},
+                                           MatrixOperand{b_transposed.data(), 1, depth}}) {
+        std::vector<double> out(rows * columns, 99.0);
+        matmul_detail::multiply_matrices_with(kernel, rows, depth, columns, {a.data(), depth, 1},
+                                              operand, out.data(), columns);
+        EXPECT_EQ(bits(out), expected)
+            << kernel.name << " rows " << rows << " column stride " << operand.column_stride;
+      }
+    }
+  }
+}
+
+TEST(MatmulKernel, GivesTheSameBitsOnOneTwoAndThreeThreads) {
+  // Products large enough to go parallel: split by rows, by columns, by
+  // columns of a one-row product, and a batch of separate products.
+  struct Case {
+    Shape left, right;
+  };
+  const std::size_t previous = set_thread_count(1);
+  // Each has more than kParallelMinimumWork multiply-adds (the smallest 1,083,600).
+  static_assert(matmul_detail::kParallelMinimumWork <= 1'083'600);
+  for (const Case& c :
+       {Case{{203, 130}, {130, 45}}, Case{{40, 90}, {90, 301}}, Case{{1, 1100}, {1100, 1000}},
+        Case{{12, 50, 33}, {12, 33, 70}}, Case{{3, 33, 310}, {310, 40}}}) {
+    const Tensor left = random_tensor(c.left, 51);
+    const Tensor right = random_tensor(c.right, 52);
+    const std::vector<std::uint64_t> expected = bits_of(matmul_textbook(left.view(), right.view()));
+    for (std::size_t threads : {1, 2, 3}) {
+      set_thread_count(threads);
+      EXPECT_EQ(bits_of(matmul(left.view(), right.view())), expected)
+          << threads << " threads, " << shape_text(c.left) << " @ " << shape_text(c.right);
+      for (const MatmulKernel& kernel : available_kernels()) {
+        const std::size_t rows = c.left[c.left.size() - 2], depth = c.left.back();
+        if (c.left.size() != 2) break;
+        std::vector<double> out(rows * c.right.back(), 99.0);
+        matmul_detail::multiply_matrices_with(
+            kernel, rows, depth, c.right.back(), {left.values().data(), depth, 1},
+            {right.values().data(), c.right.back(), 1}, out.data(), c.right.back());
+        EXPECT_EQ(bits(out), expected) << kernel.name << " on " << threads << " threads";
+      }
+    }
+  }
+  set_thread_count(previous);
 }
 
 TEST(Matmul, EqualsTheTextbookOnTransposedAndSlicedViews) {
@@ -175,7 +245,7 @@ TEST(MatmulKernel, NeverFusesAMultiplyIntoTheRunningSum) {
   // build's -ffp-contract=off is what keeps this +0.0 (AVX-512F has FMA itself).
   const std::vector<double> a = {-1.0, 1.0 + 0x1p-30};
   const std::vector<double> b = {1.0, 1.0 - 0x1p-30};
-  for (const Microkernel& kernel : available_microkernels()) {
+  for (const MatmulKernel& kernel : available_kernels()) {
     double out = 1.0;
     matmul_detail::multiply_matrices_with(kernel, 1, 2, 1, MatrixOperand{a.data(), 2, 1},
                                           MatrixOperand{b.data(), 1, 1}, &out, 1);
@@ -188,10 +258,32 @@ TEST(MatmulKernel, NeverFusesAMultiplyIntoTheRunningSum) {
   EXPECT_NE(std::fma(a[1], b[1], a[0] * b[0]), 0.0);  // the fused value really differs
 }
 
-TEST(MatmulKernel, ListsThePortableKernelLast) {
-  const auto kernels = available_microkernels();
+TEST(MatmulKernel, OffersThePortableKernelEverywhereAndTheChosenOneFirst) {
+  const auto kernels = available_kernels();
   ASSERT_FALSE(kernels.empty());
-  EXPECT_EQ(kernels.back().name, "generic");
+  EXPECT_TRUE(std::any_of(kernels.begin(), kernels.end(),
+                          [](const MatmulKernel& kernel) { return kernel.name == "generic"; }));
+  if (std::getenv("LLM_MATMUL_KERNEL") == nullptr) {
+    EXPECT_EQ(matmul_detail::chosen_kernel().name, kernels.front().name);
+  }
+  for (const MatmulKernel& kernel : kernels) {
+    ASSERT_FALSE(kernel.few_rows.empty()) << kernel.name;
+    for (const auto& tile : kernel.few_rows) {
+      EXPECT_EQ(tile.columns, kernel.few_rows.front().columns) << kernel.name;
+    }
+    EXPECT_EQ(&matmul_detail::kernel_named(kernel.name, "test"),
+              &matmul_detail::kernel_named(kernel.name, "test"));
+  }
+}
+
+TEST(MatmulKernel, RefusesAKernelNameItDoesNotKnowNamingTheSetting) {
+  const auto error = testing::capture_error<ConfigurationError>(
+      [] { matmul_detail::kernel_named("avx1024", "LLM_MATMUL_KERNEL"); });
+  EXPECT_EQ(error->kind(), ConfigurationErrorKind::UnknownMatmulKernel);
+  EXPECT_EQ(error->kind_name(), "unknown-matmul-kernel");
+  EXPECT_NE(std::string(error->what()).find("LLM_MATMUL_KERNEL"), std::string::npos);
+  EXPECT_NE(std::string(error->what()).find("'avx1024'"), std::string::npos);
+  EXPECT_NE(std::string(error->what()).find("generic"), std::string::npos);
 }
 
 }  // namespace

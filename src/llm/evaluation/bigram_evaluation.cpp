@@ -107,28 +107,36 @@ PartitionScore score_unigram_partition(const BigramModel& model,
 
 // region: bigram-baseline-selection
 BigramBaseline select_bigram_baseline(std::size_t vocabulary_size,
-                                      const EncodedCorpusPartitions& partitions,
+                                      std::span<const std::span<const TokenId>> train,
+                                      std::span<const std::span<const TokenId>> validation,
                                       std::span<const double> alphas) {
   if (alphas.empty())
     throw BigramError(BigramErrorKind::EmptyAlphaGrid, {.vocabulary_size = vocabulary_size});
-  constexpr ScoredPartition kTrain = ScoredPartition::Train;
-  constexpr ScoredPartition kValidation = ScoredPartition::Validation;
   std::vector<SmoothingCandidate> sweep;
   std::size_t chosen = 0;
   for (const double alpha : alphas) {
     // The counts are the same for every alpha; only their reading changes.
-    const BigramModel model = fit_bigram_on_training_partition(vocabulary_size, alpha, partitions);
-    sweep.push_back({alpha, score_bigram_partition(model, partitions, kTrain).metrics,
-                     score_bigram_partition(model, partitions, kValidation).metrics,
-                     score_unigram_partition(model, partitions, kValidation).metrics});
+    const BigramModel model = BigramModel::fit(vocabulary_size, alpha, train);
+    sweep.push_back({alpha, score_bigram_documents(model, train),
+                     score_bigram_documents(model, validation),
+                     score_unigram_documents(model, validation)});
     // Strictly lower: on an exact tie the earlier, larger alpha stays.
     if (sweep.back().validation.mean_nll() < sweep[chosen].validation.mean_nll()) {
       chosen = sweep.size() - 1;
     }
   }
-  BigramModel model = fit_bigram_on_training_partition(vocabulary_size, alphas[chosen], partitions);
-  PartitionScore validation = score_bigram_partition(model, partitions, kValidation);
-  return {std::move(model), std::move(sweep), chosen, validation};
+  BigramModel model = BigramModel::fit(vocabulary_size, alphas[chosen], train);
+  PartitionScore scored{ScoredPartition::Validation, validation.size(),
+                        score_bigram_documents(model, validation)};
+  return {std::move(model), std::move(sweep), chosen, scored};
+}
+
+BigramBaseline select_bigram_baseline(std::size_t vocabulary_size,
+                                      const EncodedCorpusPartitions& partitions,
+                                      std::span<const double> alphas) {
+  const auto train = document_token_views(partitions.documents(Partition::Train));
+  const auto validation = document_token_views(partitions.documents(Partition::Validation));
+  return select_bigram_baseline(vocabulary_size, train, validation, alphas);
 }
 // endregion: bigram-baseline-selection
 

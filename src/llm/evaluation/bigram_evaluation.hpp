@@ -146,6 +146,21 @@ struct BigramBaseline {
 BigramBaseline select_bigram_baseline(std::size_t vocabulary_size,
                                       const EncodedCorpusPartitions& partitions,
                                       std::span<const double> alphas = kSmoothingGrid);
+
+/// The same selection on documents given directly: `train` is counted and
+/// `validation` scored, and nothing else is read. Chapter 23 passes the only
+/// two partitions it encodes, so the test documents are not even encoded.
+/// @param vocabulary_size V, the tokenizer's vocabulary size.
+/// @param train the encoded [BOS, ..., EOS] training documents, one view each.
+/// @param validation the encoded validation documents, one view each.
+/// @param alphas the candidates, each finite and positive, tried in order.
+/// @throws BigramError EmptyAlphaGrid, then as BigramModel::fit for the first
+///         candidate it refuses; MetricError EmptyTargets if no validation
+///         document has two tokens.
+BigramBaseline select_bigram_baseline(std::size_t vocabulary_size,
+                                      std::span<const std::span<const TokenId>> train,
+                                      std::span<const std::span<const TokenId>> validation,
+                                      std::span<const double> alphas = kSmoothingGrid);
 // endregion: bigram-baseline-contract
 
 }  // namespace llm

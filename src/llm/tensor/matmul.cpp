@@ -5,7 +5,7 @@
 #include "llm/tensor/broadcast.hpp"
 #include "llm/tensor/kernel_output.hpp"
 #include "llm/tensor/matmul_kernel.hpp"
-#include "llm/tensor/strided_walk.hpp"
+#include "llm/tensor/parallel.hpp"
 
 namespace llm {
 
@@ -67,6 +67,11 @@ MatrixOperand matrix_at(const TensorView& view, std::size_t offset) {
   return {view.storage().data() + offset, strides[strides.size() - 2], strides.back()};
 }
 
+// Whether the batches of a product may run on several threads: the fast
+// product's do (each batch is one thread's, so the bits do not change); the
+// textbook reference stays a plain loop.
+enum class Batches { InOrder, InParallel };
+
 // region: matmul-batches
 // Whether every batch of left is the next M rows after the previous one and
 // right is the same matrix for every batch: then the batch axes fold into M
@@ -84,7 +89,8 @@ bool batches_fold_into_rows(const MatmulPlan& plan, const TensorView& left) {
 }
 
 template <class MultiplyOne>
-Tensor batched_product(const TensorView& left, const TensorView& right, MultiplyOne multiply) {
+Tensor batched_product(const TensorView& left, const TensorView& right, MultiplyOne multiply,
+                       Batches batches) {
   const MatmulPlan plan = plan_matmul(left, right);
   Tensor result = kernel_output(plan.output);  // every element is written below
   if (result.size() == 0) return result;
@@ -95,12 +101,30 @@ Tensor batched_product(const TensorView& left, const TensorView& right, Multiply
              matrix_at(left, left.offset()), matrix_at(right, right.offset()), out, plan.columns);
     return result;
   }
-  const Strides dense = row_major_strides(plan.batch);
-  for_each_offset<3>(plan.batch, {dense, plan.left_batch, plan.right_batch},
-                     {0, left.offset(), right.offset()}, [&](const std::array<std::size_t, 3>& at) {
-                       multiply(plan.rows, plan.depth, plan.columns, matrix_at(left, at[1]),
-                                matrix_at(right, at[2]), out + at[0] * matrix_size, plan.columns);
-                     });
+  const auto multiply_batch = [&](std::size_t batch) {
+    // The batch's coordinate, read from its row-major index, gives where its
+    // output and both operands start (a few divisions per matrix, not per value).
+    std::size_t left_start = left.offset();
+    std::size_t right_start = right.offset();
+    std::size_t rest = batch;
+    for (std::size_t axis = plan.batch.size(); axis-- > 0;) {
+      const std::size_t coordinate = rest % plan.batch[axis];
+      rest /= plan.batch[axis];
+      left_start += coordinate * plan.left_batch[axis];
+      right_start += coordinate * plan.right_batch[axis];
+    }
+    multiply(plan.rows, plan.depth, plan.columns, matrix_at(left, left_start),
+             matrix_at(right, right_start), out + batch * matrix_size, plan.columns);
+  };
+  const std::size_t count = element_count(plan.batch);
+  const double work = static_cast<double>(count) * static_cast<double>(plan.rows) *
+                      static_cast<double>(plan.depth) * static_cast<double>(plan.columns);
+  if (batches == Batches::InParallel &&
+      work >= static_cast<double>(matmul_detail::kParallelMinimumWork)) {
+    parallel_for(count, multiply_batch);  // each batch whole on one thread
+  } else {
+    for (std::size_t batch = 0; batch < count; ++batch) multiply_batch(batch);
+  }
   return result;
 }
 // endregion: matmul-batches
@@ -125,12 +149,12 @@ void textbook_product(std::size_t rows, std::size_t depth, std::size_t columns, 
 
 // region: batched-matmul
 Tensor matmul(const TensorView& left, const TensorView& right) {
-  return batched_product(left, right, matmul_detail::multiply_matrices);
+  return batched_product(left, right, matmul_detail::multiply_matrices, Batches::InParallel);
 }
 // endregion: batched-matmul
 
 Tensor matmul_textbook(const TensorView& left, const TensorView& right) {
-  return batched_product(left, right, textbook_product);
+  return batched_product(left, right, textbook_product, Batches::InOrder);
 }
 
 }  // namespace llm

@@ -1,0 +1,69 @@
+// Deterministic parallelism for the kernels: a small persistent pool of
+// threads that runs independent tasks.
+//
+// A kernel that goes parallel splits its output into tasks fixed by the shape
+// alone, and every output element belongs to exactly one task, which computes
+// it in the same order whatever thread runs it. So a result has the same bits
+// for every thread count; only the time changes. The count comes from the
+// environment variable LLM_THREADS (a whole number from 1 to 64; unset means
+// 1, so the book's demos and the tests run on one thread) or from
+// set_thread_count (what `make train` does). See docs/performance.md and the
+// concurrency contract in docs/data-model.md.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+#include <type_traits>
+
+namespace llm {
+
+/// The largest thread count LLM_THREADS or set_thread_count accepts.
+inline constexpr std::size_t kMaximumThreads = 64;
+
+/// How many threads a parallel kernel may use, the caller's included: the
+/// last set_thread_count, else LLM_THREADS, else 1. LLM_THREADS is read once,
+/// at the first call.
+/// @throws ConfigurationError InvalidThreadCount if LLM_THREADS is set but is
+///         not a whole number from 1 to kMaximumThreads (every later call
+///         throws again until it is fixed or set_thread_count is called).
+std::size_t thread_count();
+
+/// Sets the thread count for the whole process and returns the previous one.
+/// Waits for a parallel call that is running to finish; the pool's threads
+/// are started again at the next parallel call.
+/// @throws ConfigurationError InvalidThreadCount if `count` is 0 or above
+///         kMaximumThreads; nothing changes then.
+std::size_t set_thread_count(std::size_t count);
+
+namespace parallel_detail {
+/// `text` (the value of `source`, e.g. LLM_THREADS) as a thread count.
+/// @throws ConfigurationError InvalidThreadCount naming `source` unless it is
+///         a whole number from 1 to kMaximumThreads, written in digits only.
+std::size_t thread_count_from(std::string_view source, std::string_view text);
+
+/// One call of a task: `task(context, index)`.
+using TaskFunction = void (*)(void* context, std::size_t index);
+/// Runs function(context, i) for i in [0, tasks); see parallel_for.
+void run_tasks(std::size_t tasks, TaskFunction function, void* context);
+}  // namespace parallel_detail
+
+/// Calls task(i) once for every i in [0, tasks), on up to thread_count()
+/// threads, the calling thread among them, and returns when all are done.
+/// The tasks must be independent: each writes only its own part of the
+/// output. It runs them all on the calling thread when thread_count() is 1,
+/// when there is one task, when the caller is itself running a task (a
+/// parallel kernel inside a parallel kernel does not fan out again), or when
+/// another thread is using the pool at that moment (no oversubscription).
+/// @throws the exception of the lowest-numbered task that threw, after every
+///         task has finished; ConfigurationError as thread_count().
+template <class Task>
+void parallel_for(std::size_t tasks, Task&& task) {
+  parallel_detail::run_tasks(
+      tasks,
+      [](void* context, std::size_t index) {
+        (*static_cast<std::remove_reference_t<Task>*>(context))(index);
+      },
+      const_cast<void*>(static_cast<const void*>(&task)));
+}
+
+}  // namespace llm
