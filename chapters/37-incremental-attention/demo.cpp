@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "demo_lists.hpp"
+#include "demo_text.hpp"
 #include "demo_trace.hpp"
 #include "fixtures.hpp"
 #include "llm/format.hpp"
@@ -19,16 +20,6 @@ namespace {
 
 using demo::Json;
 using llm::format_fixed;
-
-// `[a,b,c]` with `digits` decimals; a negative zero prints as 0.
-std::string fixed_list(std::span<const double> values, int digits) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) text += ',';
-    text += format_fixed(values[i] == 0.0 ? 0.0 : values[i], digits);
-  }
-  return text + "]";
-}
 
 const char* bool_text(bool value) {
   return value ? "true" : "false";
@@ -82,7 +73,7 @@ int main(int argc, char** argv) try {
     std::cout << "step=position:" << step.position << " cache:" << step.cache_before << "->"
               << step.cache_after << " shape:" << demo::list_text(step.cache_shape, ",")
               << " max_abs_diff:" << format_fixed(step.max_abs_difference, 12)
-              << " output:" << fixed_list(step.cached_output, 9) << '\n';
+              << " output:" << demo::fixed_list(step.cached_output, 9) << '\n';
   }
   std::cout << "work=full_rows_per_projection:" << work.full_rows_per_projection
             << " incremental_rows_per_projection:" << work.incremental_rows_per_projection

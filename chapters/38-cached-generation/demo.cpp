@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "demo_lists.hpp"
+#include "demo_text.hpp"
 #include "demo_trace.hpp"
 #include "fixtures.hpp"
 #include "llm/format.hpp"
@@ -19,16 +20,6 @@ namespace {
 
 using demo::Json;
 using llm::format_fixed;
-
-// `[a,b,c]` with `digits` decimals; a negative zero prints as 0.
-std::string fixed_list(std::span<const double> values, int digits) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) text += ',';
-    text += format_fixed(values[i] == 0.0 ? 0.0 : values[i], digits);
-  }
-  return text + "]";
-}
 
 const char* bool_text(bool value) {
   return value ? "true" : "false";
@@ -48,7 +39,7 @@ void print_phase(const ch38::PhaseEvidence& phase) {
             << " cached_scores:" << phase.cached_scores
             << " complete_prefix_scores:" << phase.full_scores
             << " max_abs_diff:" << format_fixed(phase.max_abs_difference, 12)
-            << " logits:" << fixed_list(phase.cached_logits, 9) << '\n';
+            << " logits:" << demo::fixed_list(phase.cached_logits, 9) << '\n';
 }
 
 std::vector<std::size_t> prefix_lengths(const llm::GenerationResult& result) {

@@ -28,6 +28,17 @@ inline std::string fixed_values_text(std::span<const double> values) {
   return text;
 }
 
+/// `[a,b,c]`, each value with `digits` decimals and a negative zero printed
+/// as 0 (the earlier edition's vectors, chapters 37-38).
+inline std::string fixed_list(std::span<const double> values, int digits) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) text += ',';
+    text += llm::format_fixed(values[i] == 0.0 ? 0.0 : values[i], digits);
+  }
+  return text + "]";
+}
+
 /// Every value with twelve decimals, comma-separated, in row-major order.
 inline std::string values_text(const llm::Tensor& tensor) {
   return fixed_values_text(tensor.values());
