@@ -309,6 +309,29 @@ def page_text(doctree: nodes.Node) -> str:
     return " ".join(text for _, _, text in section_texts(doctree) if text)
 
 
+def formula_words(latex: str) -> list[str]:
+    """The words a formula spells out (``\\mathrm{softmax}`` gives ``softmax``):
+    runs of three or more letters that are not a TeX command's name."""
+    return re.findall(r"(?<![\\A-Za-z])[A-Za-z]{3,}", latex)
+
+
+def section_math_words(doctree: nodes.Node) -> dict[str, str]:
+    """For each section id, the words of its formulas, space-separated.
+
+    Search snippets show a formula as "…", yet Sphinx's index holds its words;
+    the search page matches a query against these too, so a term written only
+    in a formula (chapter 37's softmax) still lands on the section that has it.
+    """
+    words: dict[str, list[str]] = {}
+    for formula in doctree.findall(lambda node: isinstance(node, (nodes.math, nodes.math_block))):
+        section = formula.parent
+        while section is not None and not (isinstance(section, nodes.section) and section["ids"]):
+            section = section.parent
+        identifier = section["ids"][0] if section is not None else ""
+        words.setdefault(identifier, []).extend(formula_words(formula.astext()))
+    return {identifier: " ".join(dict.fromkeys(found)) for identifier, found in words.items() if found}
+
+
 def section_texts(doctree: nodes.Node) -> list[tuple[str, str, str]]:
     """The page's text cut into its sections: ``(id, title, text)`` in page order.
 
@@ -371,7 +394,9 @@ def listing_code_text(raw_html: str) -> str:
 def collect_search_text(app: Sphinx, doctree: nodes.document) -> None:
     """Stores the page's sections' text in the environment (doctree-read)."""
     texts = getattr(app.env, "llm_search_text", {})
-    texts[app.env.docname] = section_texts(doctree)
+    math = section_math_words(doctree)
+    texts[app.env.docname] = [(identifier, title, text, math.get(identifier, ""))
+                              for identifier, title, text in section_texts(doctree)]
     app.env.llm_search_text = texts
 
 
@@ -391,7 +416,7 @@ def merge_search_text(app: Sphinx, env: Any, docnames: set[str], other: Any) -> 
 
 def write_search_text(app: Sphinx, exception: Exception | None) -> None:
     """Writes ``_static/search-text-data.js``: every page's sections and their text,
-    for the search page (``window.LLM_SEARCH_TEXT = {page: [[id, title, text], ...]}``)."""
+    for the search page (``window.LLM_SEARCH_TEXT = {page: [[id, title, text, formula words], ...]}``)."""
     if exception is not None or app.builder.format != "html" or app.builder.name != "html":
         return
     texts = {name: [list(section) for section in sections]

@@ -74,7 +74,8 @@
     const sections = texts[page] || [];
     let fallback = -1;
     for (let i = 0; i < sections.length; i += 1) {
-      const text = `${sections[i][1]} ${sections[i][2]}`;
+      // The formula words (sections[i][3]) count for landing, not for snippets.
+      const text = `${sections[i][1]} ${sections[i][2]} ${sections[i][3] || ""}`;
       if (!required.every((pattern) => pattern.test(text))) continue;
       const lower = text.toLowerCase();
       if (terms.every((term) => lower.includes(term))) return i;
@@ -85,7 +86,7 @@
   const pageHasPhrases = (page) => {
     const sections = texts[page];
     if (!sections || !required.length) return true;
-    const text = sections.map((section) => `${section[1]} ${section[2]}`).join(" ");
+    const text = sections.map((section) => `${section[1]} ${section[2]} ${section[3] || ""}`).join(" ");
     return required.every((pattern) => pattern.test(text));
   };
 

@@ -160,3 +160,11 @@ def test_epub_pages_with_mathml_are_marked_and_zipped_with_mimetype_first(tmp_pa
     assert print_book._with_alttext('<math display="block"><mi>x</mi></math>', "x < 1") == (
         '<math alttext="x &lt; 1" display="block"><mi>x</mi></math>'
     )
+
+
+def test_search_lands_on_a_section_whose_formula_names_the_term() -> None:
+    assert llm_html.formula_words(r"o_t = \mathrm{softmax}\!\left(\frac{q K^\top}{\sqrt{D_h}}\right) V") == ["softmax"]
+    doctree = publish_doctree("First\n=====\n\nWords only.\n\nSecond\n======\n\nThe rule :math:`\\operatorname{softmax}(x)`.\n")
+    assert llm_html.section_math_words(doctree) == {"second": "softmax"}
+    second = next(text for identifier, _, text in llm_html.section_texts(doctree) if identifier == "second")
+    assert "softmax" not in second  # the snippet still shows the formula as "…"
