@@ -79,12 +79,11 @@ int main(int argc, char** argv) try {
   const auto trace_path = demo::trace_path(argc, argv);
   const ch25::WorkedEvidence worked = ch25::worked_evidence();
   const ch25::NormPass& p = worked.pass;
-  const ch25::ScaleProbe ideal =
-      ch25::scale_probe(ch25::kInput, 0.0, ch25::InverseRoot::ExpLog);  // the edition's form
+  const ch25::ScaleProbe ideal = ch25::scale_probe(ch25::kInput, 0.0, ch25::InverseRoot::Library);
   const ch25::ScaleProbe production =
-      ch25::scale_probe(ch25::kInput, ch25::kEpsilon, ch25::InverseRoot::Rsqrt);
+      ch25::scale_probe(ch25::kInput, ch25::kEpsilon, ch25::InverseRoot::Library);
   const ch25::ScaleProbe near_zero =
-      ch25::scale_probe(ch25::kTinyInput, ch25::kEpsilon, ch25::InverseRoot::Rsqrt);
+      ch25::scale_probe(ch25::kTinyInput, ch25::kEpsilon, ch25::InverseRoot::Library);
   const ch25::ZeroAndBatch zero_batch = ch25::zero_and_batch();
   const ch25::HistoryEvidence h = ch25::history_evidence();
   const ch25::GradientCheckEvidence check = ch25::gradient_check_evidence();
@@ -135,50 +134,53 @@ int main(int argc, char** argv) try {
     invariance.push_back({{"factor", count.factor},
                           {"rows", count.rows},
                           {"seed", 25},
-                          {"rsqrt_changed", count.rsqrt_changed},
-                          {"exp_log_changed", count.exp_log_changed}});
+                          {"library_changed", count.library_changed},
+                          {"correctly_rounded_changed", count.correctly_rounded_changed},
+                          {"roots_differ", count.roots_differ},
+                          {"largest_root_ulps", count.largest_root_ulps}});
   }
   Json curve = Json::array();
   for (const ch25::EpsilonCurvePoint& point : ch25::epsilon_curve())
     curve.push_back({{"rms", point.rms}, {"normalized_mean_square", point.normalized_mean_square}});
-  demo::write_trace(trace_path,
-                    {{"config",
-                      {{"epsilon", ch25::kEpsilon},
-                       {"gain_name", worked.gain_name},
-                       {"no_decay", worked.gain_excluded_from_decay}}},
-                     {"composed", pass_json(p)},
-                     {"fused", pass_json(ch25::fused_pass(p.input, p.gain, p.upstream))},
-                     {"normalized_mean_square", worked.normalized_mean_square},
-                     {"scale",
-                      {{"ideal_exp_log", scale_json(ideal)},
-                       {"ideal_rsqrt",
-                        scale_json(ch25::scale_probe(ch25::kInput, 0.0, ch25::InverseRoot::Rsqrt))},
-                       {"production", scale_json(production)},
-                       {"near_zero", scale_json(near_zero)}}},
-                     {"invariance", invariance},
-                     {"epsilon_curve", curve},
-                     {"zero_output", demo::tensor_json(zero_batch.zero_output)},
-                     {"batch",
-                      {{"input", demo::tensor_json(zero_batch.batch_input)},
-                       {"output", demo::tensor_json(zero_batch.batch_output)}}},
-                     {"batch_reverse", batch_reverse_json()},
-                     {"history",
-                      {{"anchor", h.anchor},
-                       {"companion_a", h.companion_a},
-                       {"companion_b", h.companion_b},
-                       {"batch_anchor_a", h.batch_anchor_a},
-                       {"batch_anchor_b", h.batch_anchor_b},
-                       {"layer_norm", h.layer_norm},
-                       {"rms_norm", h.rms_norm},
-                       {"rms_mean", h.rms_mean}}},
-                     {"refusals", refusals},
-                     {"gradcheck",
-                      {{"input_checks", check.input_checks},
-                       {"gain_checks", check.gain_checks},
-                       {"step", ch25::kGradcheckStep},
-                       {"tolerance", ch25::kGradcheckTolerance},
-                       {"largest_scaled_error", check.largest_scaled_error},
-                       {"passed", check.passed}}}});
+  demo::write_trace(
+      trace_path,
+      {{"config",
+        {{"epsilon", ch25::kEpsilon},
+         {"gain_name", worked.gain_name},
+         {"no_decay", worked.gain_excluded_from_decay}}},
+       {"composed", pass_json(p)},
+       {"fused", pass_json(ch25::fused_pass(p.input, p.gain, p.upstream))},
+       {"normalized_mean_square", worked.normalized_mean_square},
+       {"scale",
+        {{"ideal_library", scale_json(ideal)},
+         {"ideal_correctly_rounded",
+          scale_json(ch25::scale_probe(ch25::kInput, 0.0, ch25::InverseRoot::CorrectlyRounded))},
+         {"production", scale_json(production)},
+         {"near_zero", scale_json(near_zero)}}},
+       {"invariance", invariance},
+       {"epsilon_curve", curve},
+       {"zero_output", demo::tensor_json(zero_batch.zero_output)},
+       {"batch",
+        {{"input", demo::tensor_json(zero_batch.batch_input)},
+         {"output", demo::tensor_json(zero_batch.batch_output)}}},
+       {"batch_reverse", batch_reverse_json()},
+       {"history",
+        {{"anchor", h.anchor},
+         {"companion_a", h.companion_a},
+         {"companion_b", h.companion_b},
+         {"batch_anchor_a", h.batch_anchor_a},
+         {"batch_anchor_b", h.batch_anchor_b},
+         {"layer_norm", h.layer_norm},
+         {"rms_norm", h.rms_norm},
+         {"rms_mean", h.rms_mean}}},
+       {"refusals", refusals},
+       {"gradcheck",
+        {{"input_checks", check.input_checks},
+         {"gain_checks", check.gain_checks},
+         {"step", ch25::kGradcheckStep},
+         {"tolerance", ch25::kGradcheckTolerance},
+         {"largest_scaled_error", check.largest_scaled_error},
+         {"passed", check.passed}}}});
   return 0;
 } catch (const std::exception& error) {
   std::cerr << "chapter 25 demo failed: " << error.what() << '\n';

@@ -114,14 +114,14 @@ def tex_epsilon(value: float) -> str:
 def scale_table(trace: Trace) -> str:
     """The four scale probes: the row and the row times ten, normalized (gain one)."""
     s = trace["scale"]
-    how = {"ideal_exp_log": "$\\exp(-\\tfrac12\\log m)$"}
+    how = {"ideal_correctly_rounded": "`1.0 / std::sqrt`"}
 
     def label(key: str) -> str:
         probe = s[key]
         return (f"{code(vec(probe['row']))}, $\\varepsilon = {tex_epsilon(probe['epsilon'])}$, "
-                f"{how.get(key, '`rsqrt`')}")
+                f"{how.get(key, '`rsqrt` (exp-log)')}")
 
-    cases = [(key, label(key)) for key in ("ideal_exp_log", "ideal_rsqrt", "production", "near_zero")]
+    cases = [(key, label(key)) for key in ("ideal_library", "ideal_correctly_rounded", "production", "near_zero")]
     rows = [[label, code(vec(s[key]["base"], 9)), code(vec(s[key]["scaled"], 9)), code(num_sci(s[key]["max_abs_diff"]))]
             for key, label in cases]
     return table(["row and denominator", "$\\hat x$ of the row", f"$\\hat x$ of {plain(s['production']['factor'])} times the row", "largest difference"],
@@ -140,10 +140,11 @@ def num_sci(value: float) -> str:
 
 def invariance_table(trace: Trace) -> str:
     """How many of the seeded rows change any bit when scaled, per way of computing 1/sqrt."""
-    rows = [[plain(entry["factor"]), str(entry["rows"]), str(entry["rsqrt_changed"]), str(entry["exp_log_changed"])]
+    rows = [[plain(entry["factor"]), str(entry["rows"]), str(entry["library_changed"]),
+             str(entry["correctly_rounded_changed"])]
             for entry in trace["invariance"]]
     seed = trace["invariance"][0]["seed"]
-    return table(["factor $a$", "rows", "changed with `rsqrt`", "changed with $\\exp(-\\tfrac12\\log m)$"], rows,
+    return table(["factor $a$", "rows", "changed with `rsqrt` (exp-log)", "changed with `1.0 / std::sqrt`"], rows,
                  f"Rows of width 4 from SplitMix64({seed}) in [-1, 1), epsilon 0: how many change a bit when scaled",
                  "invariance-bits")
 

@@ -97,28 +97,30 @@ WorkedEvidence worked_evidence() {
 // region: rmsnorm-scale-probe
 namespace {
 
-// 1 / sqrt(m + epsilon) the way the earlier edition composed it, from log,
-// scale and exp: exp(-0.5 log(m + epsilon)). Same real number, other bits.
-std::vector<double> normalized_through_exp_log(const llm::Tensor& row, double epsilon) {
-  const llm::TensorValue x = llm::TensorValue::constant(row);
-  const std::size_t feature_axis = row.shape().size() - 1;
-  const llm::TensorValue mean_square = x.mul(x).mean_axis(feature_axis, llm::KeepDim::Yes);
-  const llm::TensorValue shifted =
-      mean_square.add(llm::TensorValue::constant(llm::Tensor::scalar(epsilon)));
-  const llm::TensorValue inverse_rms = llm::scale(shifted.log(), -0.5).exp();
-  return values_of(value_of(x.mul(inverse_rms)));
-}
-
-// The layer's own normalized values (gain one): rsqrt(m + epsilon).
-std::vector<double> normalized_through_rsqrt(const llm::Tensor& row, double epsilon) {
+// The layer's own normalized values (gain one): x * rsqrt(m + epsilon), whose
+// root the library computes as exp(-log(m + epsilon) / 2).
+std::vector<double> normalized_by_library(const llm::Tensor& row, double epsilon) {
   const llm::RmsNorm layer = llm::RmsNorm::initialized(row.shape().back(), epsilon);
   return values_of(
       value_of(layer.forward_with_intermediates(llm::TensorValue::constant(row)).normalized));
 }
 
+// One row: the same mean square from the layer, then 1.0 / std::sqrt in
+// plain arithmetic, outside the library: sqrt and the division are each
+// correctly rounded.
+std::vector<double> normalized_correctly_rounded(const llm::Tensor& row, double epsilon) {
+  const llm::RmsNorm layer = llm::RmsNorm::initialized(row.shape().back(), epsilon);
+  const llm::Tensor mean_square =
+      value_of(layer.forward_with_intermediates(llm::TensorValue::constant(row)).mean_square);
+  const double r = 1.0 / std::sqrt(mean_square.values()[0] + epsilon);
+  std::vector<double> result = values_of(row);
+  for (double& value : result) value *= r;
+  return result;
+}
+
 std::vector<double> normalized(const llm::Tensor& row, double epsilon, InverseRoot how) {
-  return how == InverseRoot::Rsqrt ? normalized_through_rsqrt(row, epsilon)
-                                   : normalized_through_exp_log(row, epsilon);
+  return how == InverseRoot::Library ? normalized_by_library(row, epsilon)
+                                     : normalized_correctly_rounded(row, epsilon);
 }
 
 llm::Tensor times(const llm::Tensor& row, double factor) {
@@ -150,13 +152,24 @@ InvarianceCount invariance_count(double factor, std::size_t rows, std::uint64_t 
   for (std::size_t r = 0; r < rows; ++r) {
     llm::Tensor row = llm::Tensor::zeros(llm::Shape{4});
     for (double& value : row.mutable_values()) value = 2.0 * generator.next_unit() - 1.0;
-    for (const InverseRoot how : {InverseRoot::Rsqrt, InverseRoot::ExpLog}) {
+    for (const InverseRoot how : {InverseRoot::Library, InverseRoot::CorrectlyRounded}) {
       const bool same =
           same_bits(normalized(row, 0.0, how), normalized(times(row, factor), 0.0, how));
       std::size_t& changed =
-          how == InverseRoot::Rsqrt ? count.rsqrt_changed : count.exp_log_changed;
+          how == InverseRoot::Library ? count.library_changed : count.correctly_rounded_changed;
       changed += same ? 0 : 1;
     }
+    // The two roots of the same positive mean square, compared in units in
+    // the last place: adjacent positive doubles have adjacent bit patterns.
+    const llm::RmsNormPass nodes = llm::RmsNorm::initialized(4, 0.0).forward_with_intermediates(
+        llm::TensorValue::constant(row));
+    const double library_root = value_of(nodes.inverse_rms).values()[0];
+    const double rounded_root = 1.0 / std::sqrt(value_of(nodes.mean_square).values()[0]);
+    const std::uint64_t a = std::bit_cast<std::uint64_t>(library_root);
+    const std::uint64_t b = std::bit_cast<std::uint64_t>(rounded_root);
+    const std::uint64_t ulps = a > b ? a - b : b - a;
+    count.roots_differ += ulps == 0 ? 0 : 1;
+    count.largest_root_ulps = std::max(count.largest_root_ulps, ulps);
   }
   return count;
 }
@@ -165,7 +178,7 @@ std::vector<EpsilonCurvePoint> epsilon_curve() {
   std::vector<EpsilonCurvePoint> curve;
   for (int quarter_decades = -26; quarter_decades <= 2; ++quarter_decades) {
     const llm::Tensor row = times(row_of(kInput), std::pow(10.0, quarter_decades / 4.0));
-    const std::vector<double> n = normalized(row, kEpsilon, InverseRoot::Rsqrt);
+    const std::vector<double> n = normalized(row, kEpsilon, InverseRoot::Library);
     const double mean_square =
         (row.values()[0] * row.values()[0] + row.values()[1] * row.values()[1]) / 2.0;
     curve.push_back({std::sqrt(mean_square), (n[0] * n[0] + n[1] * n[1]) / 2.0});
@@ -220,7 +233,7 @@ HistoryEvidence history_evidence() {
   h.batch_anchor_a = batch_normalized_anchor(h.anchor, h.companion_a, kEpsilon);
   h.batch_anchor_b = batch_normalized_anchor(h.anchor, h.companion_b, kEpsilon);
   h.layer_norm = layer_normalized(h.anchor, kEpsilon);
-  h.rms_norm = normalized(row_of(h.anchor), 0.0, InverseRoot::Rsqrt);
+  h.rms_norm = normalized(row_of(h.anchor), 0.0, InverseRoot::Library);
   h.rms_mean = (h.rms_norm[0] + h.rms_norm[1]) / 2.0;
   return h;
 }

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -55,9 +56,10 @@ struct WorkedEvidence {
 };
 WorkedEvidence worked_evidence();
 
-/// How 1/sqrt(m + epsilon) is computed: the library's rsqrt operation, or
-/// exp(-0.5 log(m + epsilon)) from log, scale and exp.
-enum class InverseRoot { Rsqrt, ExpLog };
+/// How (m + epsilon)^(-1/2) is computed: the library's rsqrt operation
+/// (exp(-log(m + epsilon) / 2), the earlier edition's form), or
+/// 1.0 / std::sqrt(m + epsilon) in the fixture, correctly rounded.
+enum class InverseRoot { Library, CorrectlyRounded };
 
 /// The normalized (gain one) values of a row and of the row times kScaleFactor.
 struct ScaleProbe {
@@ -69,10 +71,14 @@ ScaleProbe scale_probe(const std::array<double, 2>& row, double epsilon, Inverse
 
 /// How often scaling a row by `factor` changes the bits of its normalized
 /// values (epsilon 0), over `rows` rows of width 4 drawn uniformly from
-/// [-1, 1) with SplitMix64(seed), for each way of computing 1/sqrt.
+/// [-1, 1) with SplitMix64(seed), for each way of computing the root; and
+/// how often, and by how many units in the last place, the two roots of the
+/// unscaled rows' mean squares differ.
 struct InvarianceCount {
   double factor{};
-  std::size_t rows{}, rsqrt_changed{}, exp_log_changed{};
+  std::size_t rows{}, library_changed{}, correctly_rounded_changed{};
+  std::size_t roots_differ{};
+  std::uint64_t largest_root_ulps{};
 };
 InvarianceCount invariance_count(double factor, std::size_t rows, std::uint64_t seed);
 

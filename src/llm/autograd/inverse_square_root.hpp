@@ -11,9 +11,11 @@
 
 namespace llm {
 
+// region: inverse-square-root
 /// exp(log(x) * -0.5) for x > 0 (the callers check x first).
 inline double inverse_square_root(double x) noexcept {
   return std::exp(std::log(x) * -0.5);
 }
+// endregion: inverse-square-root
 
 }  // namespace llm
