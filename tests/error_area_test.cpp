@@ -4,7 +4,6 @@
 
 #include <functional>
 #include <limits>
-#include <regex>
 #include <set>
 #include <stdexcept>
 #include <string_view>
@@ -81,13 +80,25 @@ TEST(ErrorArea, ModelAndMetricAreasNameThemselvesAndTheirKind) {
             (Pair{"metrics", "empty-targets"}));
 }
 
+// Kebab case: lowercase words of letters and digits joined by single hyphens.
+// (Written out rather than with std::regex, whose GCC 12 header trips
+// -Wmaybe-uninitialized in the sanitizer build.)
+bool is_kebab_case(std::string_view name) {
+  if (name.empty() || name.front() == '-' || name.back() == '-') return false;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool word = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (!word && !(c == '-' && name[i + 1] != '-')) return false;
+  }
+  return true;
+}
+
 // Builds every kind of an area's error with empty evidence: every hole of
 // every message names a field the area prints (an unknown one would throw
 // std::logic_error), every name is kebab case and unique in its area, and the
 // base class reports the area and the name.
 template <typename AreaError, typename Traits>
 void expect_every_kind_builds() {
-  const std::regex kebab("[a-z0-9]+(-[a-z0-9]+)*");
   std::set<std::string_view> names;
   for (const auto& row : Traits::kinds) {
     SCOPED_TRACE(std::string(Traits::area) + " " + std::string(row.name));
@@ -98,9 +109,20 @@ void expect_every_kind_builds() {
       EXPECT_EQ(error.kind_name(), row.name);
     });
     EXPECT_EQ(AreaError::kind_name_of(row.kind), row.name);
-    EXPECT_TRUE(std::regex_match(std::string(row.name), kebab));
+    EXPECT_TRUE(is_kebab_case(row.name));
     EXPECT_TRUE(names.insert(row.name).second) << "repeated kind name";
   }
+}
+
+TEST(ErrorArea, KebabCaseIsLowercaseWordsJoinedBySingleHyphens) {
+  EXPECT_TRUE(is_kebab_case("shape-overflow"));
+  EXPECT_TRUE(is_kebab_case("matmul-rank"));
+  EXPECT_TRUE(is_kebab_case("utf8"));
+  EXPECT_FALSE(is_kebab_case(""));
+  EXPECT_FALSE(is_kebab_case("Shape-overflow"));
+  EXPECT_FALSE(is_kebab_case("shape--overflow"));
+  EXPECT_FALSE(is_kebab_case("-shape"));
+  EXPECT_FALSE(is_kebab_case("shape_overflow"));
 }
 
 TEST(ErrorArea, EveryKindOfEveryAreaBuildsFromItsTable) {
