@@ -95,7 +95,9 @@ demo::Json trace_json(const ch39::Evidence& e) {
                       {"total_nll", s.total_nll},
                       {"targets", s.target_count}};
   };
-  return {{"vocabulary", e.vocabulary},
+  return {{"documents", {e.train_ids.size(), e.validation_ids.size(), e.test_ids.size()}},
+          {"update_batch", ch39::kUpdateBatch},
+          {"vocabulary", e.vocabulary},
           {"encoded_tokens", e.encoded_tokens},
           {"windows", e.windows},
           {"parameters", e.parameters},

@@ -25,10 +25,11 @@ def pipeline_figure(trace: Trace) -> str:
     """Corpus to generated text in two rows of cards, each with the run's numbers."""
     tokens = trace["encoded_tokens"]
     windows = trace["windows"]
-    lines = dot_head("end_to_end", {"rankdir": "LR", "nodesep": 0.25, "ranksep": 0.3},
+    split = "/".join(str(n) for n in trace["documents"])
+    lines = dot_head("end_to_end", {"rankdir": "TB", "nodesep": 0.25, "ranksep": 0.3},
                      {"shape": "plaintext", "fontsize": 11}, {"color": "#555555"})
     cards = [
-        ("corpus", card("corpus + split", [card_field("documents", "8 / 2 / 2")], fill="#f4f4f4")),
+        ("corpus", card("corpus + split", [card_field("documents", " / ".join(str(n) for n in trace["documents"]))], fill="#f4f4f4")),
         ("bpe", card("BPE (train only)", [card_field("vocabulary", str(trace["vocabulary"])),
                                           card_field("train tokens", str(tokens[0]))], fill="#f4f4f4")),
         ("train", card("train + select", [card_field("parameters", str(trace["parameters"])),
@@ -48,7 +49,8 @@ def pipeline_figure(trace: Trace) -> str:
     lines += ["  { rank=same; corpus; bpe; train; }", "  { rank=same; test; save; gen; }",
               "  corpus -> bpe -> train;", "  train -> test;", "  test -> save -> gen;", "}"]
     return graphviz("\n".join(lines), "The whole run, stage by stage, with what each stage measured", "pipeline",
-                    alt=(f"Six cards: the corpus split 8/2/2; BPE learned on train, vocabulary {trace['vocabulary']}; "
+                    alt=(f"Six cards: the corpus split {split}; "
+                         f"BPE learned on train, vocabulary {trace['vocabulary']}; "
                          f"a {trace['parameters']}-parameter decoder trained and selected at step "
                          f"{trace['selected_step']}; the test partition scored once over {windows[2]} windows; "
                          f"a {trace['checkpoint']['bytes']}-byte checkpoint; cached generation of "
