@@ -56,7 +56,7 @@ CONFIGURE = if [ ! -f $(BUILD)/CMakeCache.txt ] || [ "$$(cat $(BUILD)/make-confi
   fi
 
 .DEFAULT_GOAL := help
-.PHONY: help book test bench sync clean deps configure check-html pdf epub format FORCE
+.PHONY: help book test bench train generate train-anchor sync clean deps configure check-html pdf epub format FORCE
 
 help: ## List the targets
 	@echo "LLM from scratch in C++ -- make targets:"
@@ -74,6 +74,9 @@ help: ## List the targets
 	@echo "  make pdf           the whole book as a PDF (print view through headless Chromium) -> $(BUILD)/llm-from-scratch-cpp.pdf"
 	@echo "  make epub          the whole book as an EPUB (Sphinx, math as MathML) -> $(BUILD)/llm-from-scratch-cpp.epub"
 	@echo "  make bench         Google Benchmark: ours vs OpenBLAS and libtorch, one thread (installs them) -> $(BENCH_BUILD)/bench.json"
+	@echo "  make train         chapter 40: train the decoder on Tiny Shakespeare (Ctrl-C saves; rerun resumes) -> $(TRAIN_OUT)/"
+	@echo "  make generate      chapter 40: continue PROMPT='...' from make train's checkpoint (TEMPERATURE, TOP_K)"
+	@echo "  make train-anchor  chapter 40's decoder in libtorch, float32/float64 x 1/2 threads -> $(BENCH_BUILD)/train-anchor/"
 	@echo "  make clean         remove everything built in $(BUILD)/"
 	@echo "  make deps          install missing Debian packages (or print the command to run)"
 	@echo "Two builds in the same BUILD never run at once: the second waits for the first."
@@ -152,16 +155,60 @@ BENCH_BUILD ?= build-bench
 BENCH_JSON ?= $(BENCH_BUILD)/bench.json
 BENCH_ARGS ?=
 BENCH_CONFIGURE_ARGS := $(CONFIGURE_ARGS) -DLLM_BENCH=ON
+BENCH_CONFIGURE = mkdir -p $(BENCH_BUILD) && \
+  if [ ! -f $(BENCH_BUILD)/CMakeCache.txt ] || [ "$$(cat $(BENCH_BUILD)/make-configure-args 2>/dev/null)" != '$(BENCH_CONFIGURE_ARGS)' ]; then \
+  echo "configure: cmake $(BENCH_CONFIGURE_ARGS)"; \
+  cmake -S . -B $(BENCH_BUILD) $(BENCH_CONFIGURE_ARGS) >$(BENCH_BUILD)/configure.log || { cat $(BENCH_BUILD)/configure.log; exit 1; }; \
+  echo '$(BENCH_CONFIGURE_ARGS)' >$(BENCH_BUILD)/make-configure-args; \
+  fi
 bench: ## Google Benchmark: ours vs OpenBLAS and libtorch, single-threaded
 	@PYTHON=$(PYTHON) tools/install-deps $$(grep -v -e '^#' -e '^$$' tools/debian-bench-packages.txt)
-	@mkdir -p $(BENCH_BUILD)
-	@if [ ! -f $(BENCH_BUILD)/CMakeCache.txt ] || [ "$$(cat $(BENCH_BUILD)/make-configure-args 2>/dev/null)" != '$(BENCH_CONFIGURE_ARGS)' ]; then \
-	  echo "configure: cmake $(BENCH_CONFIGURE_ARGS)"; \
-	  cmake -S . -B $(BENCH_BUILD) $(BENCH_CONFIGURE_ARGS) >$(BENCH_BUILD)/configure.log || { cat $(BENCH_BUILD)/configure.log; exit 1; }; \
-	  echo '$(BENCH_CONFIGURE_ARGS)' >$(BENCH_BUILD)/make-configure-args; \
-	fi
+	@$(BENCH_CONFIGURE)
 	@cmake --build $(BENCH_BUILD) --target llm_bench
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BENCH_BUILD)/llm_bench --benchmark_enable_random_interleaving=true --benchmark_out=$(BENCH_JSON) --benchmark_out_format=json $(BENCH_ARGS)
+
+# Chapter 40's run: the chapter-32 decoder on Tiny Shakespeare at nanoGPT's
+# CPU configuration (docs/training-run.md). Not part of book or test: it takes
+# many minutes. Ctrl-C saves a checkpoint; the same command resumes it, bit for
+# bit. CONFIG=my.json overrides settings; TRAIN_ARGS=--restart starts again.
+TRAIN_OUT ?= $(BUILD)/train/shakespeare-char
+CONFIG ?=
+TRAIN_ARGS ?=
+train: deps ## Chapter 40: train the decoder on Tiny Shakespeare (resumable)
+	@$(LOCK) && $(CONFIGURE) && $(CMAKE_BUILD) llm-train
+	@$(BUILD)/llm-train --out $(TRAIN_OUT) $(if $(CONFIG),--config $(CONFIG)) $(TRAIN_ARGS)
+
+# Chapter 40's generator: continues PROMPT from make train's checkpoint,
+# printing each character as it is chosen. TOKENS, TEMPERATURE, TOP_K, SEED.
+PROMPT ?= ROMEO:
+TOKENS ?= 500
+TEMPERATURE ?= 0.8
+TOP_K ?= 200
+SEED ?= 1337
+generate: deps ## Chapter 40: sample text from make train's checkpoint (PROMPT=...)
+	@$(LOCK) && $(CONFIGURE) && $(CMAKE_BUILD) llm-sample
+	@$(BUILD)/llm-sample --checkpoint $(TRAIN_OUT)/checkpoint.llmcp --prompt '$(subst ','\'',$(PROMPT))' \
+	  --tokens $(TOKENS) --temperature $(TEMPERATURE) --top-k $(TOP_K) --seed $(SEED)
+
+# Chapter 40's anchor: the same decoder, data and batches in libtorch, trained
+# at nanoGPT's CPU configuration once per precision and thread count, each run
+# logged to $(BENCH_BUILD)/train-anchor/<dtype>-<threads>t.json. Long: minutes
+# per run. ANCHOR_CONFIG=my.json changes the run as `make train CONFIG=` does.
+ANCHOR_DTYPES ?= float32 float64
+ANCHOR_THREADS ?= 1 2
+ANCHOR_CONFIG ?=
+ANCHOR_ARGS ?=
+train-anchor: ## Chapter 40's decoder in libtorch (float32/float64, 1 and 2 threads)
+	@PYTHON=$(PYTHON) tools/install-deps $$(grep -v -e '^#' -e '^$$' tools/debian-bench-packages.txt)
+	@$(BENCH_CONFIGURE)
+	@cmake --build $(BENCH_BUILD) --target llm-train-anchor
+	@mkdir -p $(BENCH_BUILD)/train-anchor
+	@for dtype in $(ANCHOR_DTYPES); do for threads in $(ANCHOR_THREADS); do \
+	  echo "train-anchor: $$dtype, $$threads thread(s) -> $(BENCH_BUILD)/train-anchor/$$dtype-$${threads}t.json"; \
+	  OPENBLAS_NUM_THREADS=$$threads OMP_NUM_THREADS=$$threads $(BENCH_BUILD)/llm-train-anchor \
+	    --dtype $$dtype --threads $$threads $(if $(ANCHOR_CONFIG),--config $(ANCHOR_CONFIG)) \
+	    --log $(BENCH_BUILD)/train-anchor/$$dtype-$${threads}t.json $(ANCHOR_ARGS) || exit 1; \
+	done; done
 
 # Waits for a build running in $(BUILD), then removes all but the lock file
 # (a build waiting on that file must find the one it locks).

@@ -34,11 +34,13 @@
 #include "llm/text/bpe_trainer.hpp"
 #include "llm/text/causal_windows.hpp"
 #include "llm/text/corpus.hpp"
+#include "llm/text/text_dataset.hpp"
 #include "llm/text/text_units.hpp"
 #include "llm/training/adamw.hpp"
 #include "llm/training/adamw_state_error.hpp"
 #include "llm/training/checkpoint_error.hpp"
 #include "llm/training/mini_batches.hpp"
+#include "llm/training/train_run_config.hpp"
 #include "llm/training/training_error.hpp"
 
 namespace {
@@ -131,6 +133,8 @@ TEST(ErrorArea, EveryKindOfEveryAreaBuildsFromItsTable) {
   expect_every_kind_builds<llm::SamplingError, llm::SamplingErrorTraits>();
   expect_every_kind_builds<llm::AppendBufferError, llm::AppendBufferErrorTraits>();
   expect_every_kind_builds<llm::KvCacheError, llm::KvCacheErrorTraits>();
+  expect_every_kind_builds<llm::DatasetError, llm::DatasetErrorTraits>();
+  expect_every_kind_builds<llm::TrainRunError, llm::TrainRunErrorTraits>();
 }
 
 // A small area of its own, to pin the template: holes, braces, and the bugs a

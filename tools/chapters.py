@@ -1,7 +1,8 @@
 """The course's chapters and parts: which chapter numbers exist in the course,
 which are written in this repository, and the part each belongs to.
 
-The course has chapters 00 to 39 in six parts (DESIGN.md). A chapter is
+The course has chapters 00 to 39 in six parts (DESIGN.md), and Part VII, one
+chapter (40) that trains the same decoder at scale (issue 21). A chapter is
 *written* when its folder ``chapters/NN-slug/`` holds a ``chapter.md``.
 tools/render.py uses this to turn ``{{ chapter_ref(15) }}`` into a link, and
 the book's Sphinx extension (book/_ext/llm_book.py) to build the table of
@@ -16,7 +17,7 @@ from pathlib import Path
 
 #: The first and last chapter numbers of the course.
 FIRST_CHAPTER = 0
-LAST_CHAPTER = 39
+LAST_CHAPTER = 40
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ PARTS = (
     Part("IV", "Layers and training", 17, 22),
     Part("V", "Attention and the decoder", 23, 32),
     Part("VI", "Training, evaluation and generation", 33, 39),
+    Part("VII", "Scale", 40, 40),
 )
 
 #: A chapter folder name: two digits, a dash, a kebab-case slug.
@@ -55,7 +57,7 @@ def part_of(number: int) -> Part:
     """The part chapter ``number`` belongs to.
 
     Raises:
-        ValueError: if ``number`` is outside the course (00-39).
+        ValueError: if ``number`` is outside the course (00-40).
     """
     for part in PARTS:
         if part.contains(number):

@@ -189,7 +189,7 @@ class ChapterRenderer:
     def chapter_ref(self, number: int | str, text: str | None = None) -> str:
         """``Chapter N`` (or ``text``) linking to chapter N's page, or plain text if it is not written yet.
 
-        Raises RenderError if N is not a chapter of the course (00-39).
+        Raises RenderError if N is not a chapter of the course (00-40).
         """
         line = template_line() or 0
         try:

@@ -6,13 +6,13 @@ sources that the rest of the build also reads:
 * ``model_parts.json`` beside this file: the parts of a decoder-only model,
   their groups, how data flows between them, and the chapters that build each
   part;
-* ``tools/chapters.py``: the six parts of the book and which chapters are
+* ``tools/chapters.py``: the seven parts of the book and which chapters are
   written (a folder ``chapters/NN-slug/`` holding ``chapter.md``).
 
 A chapter number in a figure or table links to that chapter's page when the
 chapter is written and is plain text until then, like ``chapter_ref``.
 
-* :func:`model_map` -- loads and checks the data (every chapter 1-39 builds a part,
+* :func:`model_map` -- loads and checks the data (every chapter 1-40 builds a part,
   the worked prompt's shapes name known sizes);
 * :func:`prompt_ids` and :func:`prompt_table` -- the worked prompt's token IDs
   and its shape at every part of the forward path (the IDs themselves are
@@ -21,7 +21,7 @@ chapter is written and is plain text until then, like ``chapter_ref``.
   learning, and what sits underneath;
 * :func:`block_figure` -- inside one decoder block;
 * :func:`parts_table` -- every part with its purpose and its chapters;
-* :func:`book_parts_table` -- the six parts of the book and their chapters;
+* :func:`book_parts_table` -- the seven parts of the book and their chapters;
 * :func:`library_table` -- the library's folders and the headers they hold now.
 """
 
@@ -101,7 +101,7 @@ def model_map() -> ModelMap:
 
     Raises:
         ValueError: for a chapter outside the course, an unknown group or part,
-            a flow between unknown nodes, or a chapter (1-39) that builds no part.
+            a flow between unknown nodes, or a chapter (1-40) that builds no part.
     """
     current().dependencies.update({DATA_FILE, ROOT / "chapters"})
     data = json.loads(DATA_FILE.read_text(encoding="utf-8"))
@@ -111,7 +111,7 @@ def model_map() -> ModelMap:
         if entry["group"] not in groups:
             raise ValueError(f"{DATA_FILE.name}: part {entry['id']!r} names unknown group {entry['group']!r}")
         for number in entry["chapters"]:
-            course.part_of(number)  # ValueError outside chapters 00-39
+            course.part_of(number)  # ValueError outside chapters 00-40
         parts[entry["id"]] = Part(entry["id"], entry["group"], entry["name"], entry["purpose"], tuple(entry["chapters"]))
     nodes = set(parts) | {"block"}
     for edge in data["flow"]:
@@ -296,14 +296,14 @@ def parts_table(model: ModelMap) -> str:
 
 
 def book_parts_table(model: ModelMap) -> str:
-    """The six parts of the book (tools/chapters.py) with their chapters."""
+    """The seven parts of the book (tools/chapters.py) with their chapters."""
     rows = []
     for part in course.PARTS:
         numbers = range(part.first, part.last + 1)
         written = [number for number in numbers if number in model.written]
         links = ", ".join(chapter_link(model, number) for number in numbers)
         rows.append([part.caption, links, f"{len(written)} of {len(numbers)}"])
-    return table(["Part", "Chapters", "Written"], rows, "The six parts of the book", "book-parts")
+    return table(["Part", "Chapters", "Written"], rows, "The seven parts of the book", "book-parts")
 
 
 def written_count(model: ModelMap) -> int:

@@ -18,9 +18,9 @@
 namespace {
 
 using demo::bool_text;
-using demo::compact_shape;
 using demo::canonical_tensor;
 using demo::canonical_values;
+using demo::compact_shape;
 using demo::Json;
 
 Json rotation_json(const ch29::RotationEvidence& e) {

@@ -20,9 +20,9 @@
 namespace {
 
 using demo::bool_text;
-using demo::compact_shape;
 using demo::canonical_tensor;
 using demo::canonical_values;
+using demo::compact_shape;
 using demo::Json;
 
 std::string joined_names(const std::vector<std::string>& names) {

@@ -48,7 +48,14 @@ def order_figure() -> str:
                         "adamw-step, zero-grad.")
 
 
-def _loss_axes(axis: Any, checkpoints: list[Mapping[str, Any]], selected: int) -> None:
+def _loss_svg(checkpoints: list[Mapping[str, Any]], selected: int, legend: str) -> str:
+    """Train (circles) and validation (diamonds) loss at the measured steps, ``selected`` ringed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axis = plt.subplots(figsize=(5.6, 3.6))
     steps = [c["step"] for c in checkpoints]
     axis.plot(steps, [c["train_loss"] for c in checkpoints], "o", color=TRAIN, label="train loss (measured)")
     axis.plot(steps, [c["validation_loss"] for c in checkpoints], "D", color=VALIDATION,
@@ -60,22 +67,17 @@ def _loss_axes(axis: Any, checkpoints: list[Mapping[str, Any]], selected: int) -
     axis.set_xlabel("updates done")
     axis.set_ylabel("mean next-token loss (nats)")
     axis.grid(axis="y", color="#dddddd")
+    axis.legend(loc=legend)
+    svg = matplotlib_svg(figure)
+    plt.close(figure)
+    return svg
 
 
 def checkpoint_figure(trace: Trace) -> str:
     """Train and validation loss at each scored step; markers only, no line between them."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     checkpoints = trace["checkpoints"]
     selected = trace["selected"]["step"]
-    figure, axis = plt.subplots(figsize=(5.6, 3.6))
-    _loss_axes(axis, checkpoints, selected)
-    axis.legend(loc="upper right")
-    svg = matplotlib_svg(figure)
-    plt.close(figure)
+    svg = _loss_svg(checkpoints, selected, "upper right")
     first, last = checkpoints[0], checkpoints[-1]
     alt = (f"Markers at steps {', '.join(str(c['step']) for c in checkpoints)}: train loss falls from "
            f"{fixed(first['train_loss'], 3)} to {fixed(last['train_loss'], 3)}, validation loss from "
@@ -100,13 +102,10 @@ def norm_figure(trace: Trace) -> str:
     axis.bar(xs, [s["norm_before"] for s in steps], color="#c9d6ea", edgecolor=TRAIN, label="norm before clipping")
     axis.bar(xs, [s["norm_after"] for s in steps], color=VALIDATION, width=0.4, label="norm AdamW reads")
     axis.axhline(ceiling, color="#222222", linestyle="--", linewidth=1, label=f"ceiling c = {plain(ceiling)}")
-    for s in steps:
-        axis.annotate(f"η={plain(s['learning_rate'])}", (s["step"], s["norm_before"]), textcoords="offset points",
-                      xytext=(0, 3), ha="center", fontsize=9)
-    axis.set_xticks(xs)
-    axis.set_xlabel("update")
+    axis.set_xticks(xs, [f"{s['step']}\n{plain(s['learning_rate'])}" for s in steps])
+    axis.set_xlabel("update, and its learning rate η")
     axis.set_ylabel("global gradient norm")
-    axis.set_ylim(0, max(s["norm_before"] for s in steps) * 1.18)
+    axis.set_ylim(0, max(s["norm_before"] for s in steps) * 1.1)
     axis.legend(loc="upper right")
     svg = matplotlib_svg(figure)
     plt.close(figure)
@@ -131,19 +130,10 @@ def steps_table(trace: Trace) -> str:
 
 def extended_figure(trace: Trace) -> str:
     """The longer run: validation turns up while train keeps falling; selection keeps the minimum."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     e = trace["extended"]
     checkpoints = e["checkpoints"]
     selected = e["selected"]["step"]
-    figure, axis = plt.subplots(figsize=(5.6, 3.6))
-    _loss_axes(axis, checkpoints, selected)
-    axis.legend(loc="lower left")
-    svg = matplotlib_svg(figure)
-    plt.close(figure)
+    svg = _loss_svg(checkpoints, selected, "upper right")
     last = checkpoints[-1]
     chosen = next(c for c in checkpoints if c["step"] == selected)
     alt = (f"Train loss falls at every marker to {fixed(last['train_loss'], 3)} at step {last['step']}; validation "

@@ -67,8 +67,8 @@ def slots_figure(trace: Trace) -> str:
     axis.text(split + (len(slots) - split) / 2, 0.15, slots[-1]["document"], ha="center", fontsize=10)
     axis.set_xlabel("test target slot (batch order)")
     axis.set_ylabel("NLL of the target (nats)")
-    axis.set_ylim(0, max(max(s["decoder_nll"], s["bigram_nll"]) for s in slots) * 1.1)
-    axis.legend(loc="lower right", fontsize=10)
+    axis.set_ylim(0, max(max(s["decoder_nll"], s["bigram_nll"]) for s in slots) * 1.4)
+    axis.legend(loc="upper center", ncol=3, fontsize=10)
     svg = matplotlib_svg(figure)
     plt.close(figure)
     bigram_values = sorted({round(s["bigram_nll"], 6) for s in slots})
@@ -89,7 +89,7 @@ def documents_table(trace: Trace) -> str:
     rows = [[f"`{d['document']}`", str(int(d["targets"])), fixed(d["decoder_mean"], 6), fixed(d["bigram_mean"], 6)]
             for d in docs]
     rows.append(["token-weighted (printed)", str(r["targets"]), fixed(r["decoder_mean"], 6), fixed(r["bigram_mean"], 6)])
-    rows.append(["mean of document means", str(len(docs)),
+    rows.append(["mean of document means", f"{len(docs)} means",
                  fixed(sum(d["decoder_mean"] for d in docs) / len(docs), 6),
                  fixed(sum(d["bigram_mean"] for d in docs) / len(docs), 6)])
     return table(["documents", "targets", "decoder mean NLL", "bigram mean NLL"], rows,

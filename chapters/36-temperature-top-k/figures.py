@@ -44,7 +44,7 @@ def temperature_figure(trace: Trace) -> str:
 
     distributions = trace["temperatures"]
     tokens = [c["id"] for c in distributions[0]["candidates"]]
-    figure, axis = plt.subplots(figsize=(6.0, 3.4))
+    figure, axis = plt.subplots(figsize=(7.2, 3.6))
     width = 0.26
     for index, distribution in enumerate(distributions):
         offsets = [token + (index - 1) * width for token in tokens]
@@ -52,7 +52,7 @@ def temperature_figure(trace: Trace) -> str:
         bars = axis.bar(offsets, values, width, color=COLORS[index],
                         label=f"τ = {plain(distribution['temperature'])}")
         for bar, value in zip(bars, values):
-            axis.text(bar.get_x() + bar.get_width() / 2, value + 0.01, fixed(value, 3),
+            axis.text(bar.get_x() + bar.get_width() / 2, value + 0.01, fixed(value, 2),
                       ha="center", va="bottom", fontsize=10)
     axis.set_xticks(tokens)
     axis.set_xticklabels([f"token {t}\nlogit {plain(trace['logits'][t])}" for t in tokens])

@@ -3,10 +3,10 @@
 // generator's state, 6,330 bytes. It is the reference edition's own file
 // (tests/training/fixtures/reference-ch35-selected-step8.hex, embedded at
 // build time). Our run of chapter 33's fixture stores the same layout and
-// header with parameter values within a few dozen ULP of these (a different
-// order of summation, tests/training/decoder_checkpoint_test.cpp), so its
-// bytes and checksum differ; the chapters read this file so that every
-// printed byte can be checked against the reference edition.
+// header with parameter values within 50 ULP of these (56 of 144 differ,
+// for a reason in the training loop not yet found; see
+// tests/training/decoder_checkpoint_test.cpp), so its bytes and checksum differ; the chapters read
+// this file so that every printed byte can be checked against the reference edition.
 #pragma once
 
 #include <cstdint>

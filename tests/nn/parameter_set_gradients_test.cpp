@@ -89,7 +89,7 @@ TEST(GradientNorm, FollowsSetOrderThenRowMajorOrder) {
 
 TEST(ScaleGradients, ScalesInPlaceWithoutAVersionBump) {
   TwoParameters p;
-  // A retained graph that reads both parameters.
+  // A retained graph that reads both parameters (backward() releases by default).
   const TensorValue loss = p.a.sum_axis(0).add(p.b.sum_axis(0).sum_axis(0));
   loss.backward(Retention::Retain);
   const std::uint64_t version_a = p.a.version(), version_b = p.b.version();

@@ -1,7 +1,7 @@
 """Tests of chapter 00's map data (chapters/00-llm-parts/figures.py).
 
 The map is drawn from model_parts.json; loading it checks that every chapter
-number is in the course and that every chapter from 1 to 39 builds a part, so
+number is in the course and that every chapter from 1 to 40 builds a part, so
 a wrong map fails the page instead of drawing a wrong figure.
 """
 
@@ -65,8 +65,8 @@ def test_a_chapter_that_builds_no_part_fails(tmp_path: Path) -> None:
 
 
 def test_a_chapter_outside_the_course_fails(tmp_path: Path) -> None:
-    module = load_map_module(tmp_path, lambda data: part(data, "checkpoint").update(chapters=[40]))
-    with pytest.raises(ValueError, match=r"chapter 40 is not in the course"):
+    module = load_map_module(tmp_path, lambda data: part(data, "checkpoint").update(chapters=[41]))
+    with pytest.raises(ValueError, match=r"chapter 41 is not in the course"):
         module.model_map()
 
 

@@ -279,8 +279,8 @@ def test_chapter_ref_links_written_chapters_and_rejects_numbers_outside_the_cour
         "{{ chapter_ref(99) }}", '{{ chapter_ref(15) }}, {{ chapter_ref(15, "the tape") }} and {{ chapter_ref(23) }}'))
     page = renderer(root, run_dir).render()
     assert "[Chapter 15](15-tensor-tape.md), [the tape](15-tensor-tape.md) and Chapter 23" in page
-    chapter.write_text(chapter.read_text().replace("chapter_ref(23)", "chapter_ref(40)"))
-    with pytest.raises(render.RenderError, match=r"chapter.md:3: chapter_ref\(40\): chapter 40 is not in the course \(chapters 00-39\)"):
+    chapter.write_text(chapter.read_text().replace("chapter_ref(23)", "chapter_ref(41)"))
+    with pytest.raises(render.RenderError, match=r"chapter.md:3: chapter_ref\(41\): chapter 41 is not in the course \(chapters 00-40\)"):
         renderer(root, run_dir).render()
 
 

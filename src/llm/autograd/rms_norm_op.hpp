@@ -3,6 +3,8 @@
 // For each row x of D features (the last axis) and a gain g of D values,
 //
 //     r = 1 / sqrt(mean(x^2) + epsilon),     y = (x * r) * g.
+// r is evaluated as exp(-log(mean(x^2) + epsilon) / 2), the reference
+// edition's form (llm/autograd/inverse_square_root.hpp).
 //
 // The operation computes exactly what chapter 25 composes from mul,
 // mean_axis, add, rsqrt and mul, in the same order, so the two forward

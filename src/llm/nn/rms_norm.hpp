@@ -2,6 +2,7 @@
 // root mean square, then scaled by a learned gain. Taught in chapter 25.
 //
 //     r = 1 / sqrt(mean_d x_d^2 + epsilon),     y = (x * r) * g
+// (r evaluated as exp(-log(.) / 2): llm/autograd/inverse_square_root.hpp)
 //
 // Unlike LayerNorm it subtracts no mean and adds no bias; unlike BatchNorm it
 // reads one row only, so a position's output never depends on the batch.

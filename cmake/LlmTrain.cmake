@@ -1,0 +1,68 @@
+# Part VII, chapter 40: the Tiny Shakespeare dataset (data/tinyshakespeare/),
+# the run configuration and window sampler, the trainer behind `make train`,
+# and (in the benchmark build) the same model in libtorch behind
+# `make train-anchor`. Included from the top-level CMakeLists.txt.
+
+# SHA-256 is not what the book teaches: GNU Nettle (Debian's nettle-dev) computes it.
+find_path(LLM_NETTLE_INCLUDE_DIR nettle/sha2.h)
+find_library(LLM_NETTLE_LIBRARY nettle)
+if(NOT LLM_NETTLE_INCLUDE_DIR OR NOT LLM_NETTLE_LIBRARY)
+  message(FATAL_ERROR "GNU Nettle not found (nettle/sha2.h, libnettle): "
+                      "sudo apt-get install nettle-dev (make deps does it)")
+endif()
+add_library(llm_nettle INTERFACE)
+target_include_directories(llm_nettle SYSTEM INTERFACE ${LLM_NETTLE_INCLUDE_DIR})
+target_link_libraries(llm_nettle INTERFACE ${LLM_NETTLE_LIBRARY})
+
+llm_library(llm_text_dataset SOURCES src/llm/text/text_dataset*.cpp
+            DEPENDS llm_core llm_nettle)
+llm_library(llm_train_run_config
+            SOURCES src/llm/training/train_run_config*.cpp src/llm/training/random_windows*.cpp
+            DEPENDS llm_core nlohmann_json::nlohmann_json)
+# The run itself: the decoder (chapter 32), AdamW and clipping (22, 33), checkpoints (35).
+llm_library(llm_train_run SOURCES src/llm/training/train_run.cpp src/llm/training/run_measurement.cpp
+            DEPENDS llm_train_run_config llm_text_dataset llm_decoder llm_training_loop
+                    llm_checkpoint llm_sampling)
+
+# The repository's copy of Tiny Shakespeare, the default data file of every
+# program and test that reads it.
+set(LLM_TINY_SHAKESPEARE ${CMAKE_SOURCE_DIR}/data/tinyshakespeare/input.txt)
+
+llm_link_tests("/tests/(text/text_dataset|training/(train_run_config|random_windows|train_run))_test"
+               llm_text_dataset llm_train_run)
+target_link_libraries(error_area_test PRIVATE llm_text_dataset llm_train_run_config)
+foreach(test_name text_dataset_test train_run_config_test random_windows_test train_run_test)
+  target_compile_definitions(${test_name} PRIVATE LLM_TINY_SHAKESPEARE="${LLM_TINY_SHAKESPEARE}")
+endforeach()
+
+# The trainer behind `make train` (src/apps/llm_train/): progress, evaluation,
+# atomic checkpoints, resumption, the JSON log.
+add_executable(llm-train src/apps/llm_train/main.cpp src/apps/llm_train/train_log.cpp)
+target_link_libraries(llm-train PRIVATE llm_train_run nlohmann_json::nlohmann_json)
+target_compile_definitions(llm-train PRIVATE LLM_TINY_SHAKESPEARE="${LLM_TINY_SHAKESPEARE}")
+# The generator behind `make generate`: a checkpoint of make train, a prompt,
+# temperature and top-k (chapter 36), characters streamed as they are chosen.
+add_executable(llm-sample src/apps/llm_sample/main.cpp)
+target_link_libraries(llm-sample PRIVATE llm_train_run llm_sampling)
+
+# The anchor (make train-anchor): the same decoder, data and batches in the
+# PyTorch C++ frontend, float32 or float64. Benchmark build only.
+if(LLM_BENCH)
+  find_package(Torch QUIET)
+  if(Torch_FOUND)
+    add_executable(llm-train-anchor bench/train_anchor/train_anchor.cpp)
+    target_link_libraries(llm-train-anchor PRIVATE llm_text_dataset llm_train_run_config llm_nn
+                          ${TORCH_LIBRARIES} nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS})
+    target_compile_definitions(llm-train-anchor PRIVATE
+                               LLM_TINY_SHAKESPEARE="${LLM_TINY_SHAKESPEARE}")
+  else()
+    message(STATUS "llm-train-anchor: libtorch not found, make train-anchor is unavailable")
+  endif()
+endif()
+
+# make train's resumption, end to end: SIGINT and a crash, then the same
+# command, end on the uninterrupted run's checkpoint bytes.
+add_test(NAME llm-train-resumes-bit-for-bit
+         COMMAND ${CMAKE_SOURCE_DIR}/tests/training/llm_train_resume_test.sh $<TARGET_FILE:llm-train>
+                 ${CMAKE_SOURCE_DIR}/tests/training/fixtures/tiny-run.json
+                 ${CMAKE_BINARY_DIR}/tests/llm-train-resume)

@@ -1,0 +1,276 @@
+// The chapter-40 training run: start, update, evaluate, checkpoint, resume.
+#include "llm/training/train_run.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <utility>
+
+#include "llm/autograd/tensor_value.hpp"
+
+namespace llm {
+
+TrainingText TrainingText::from_text(std::string_view text, double train_fraction) {
+  ByteVocabulary vocabulary = ByteVocabulary::from_text(text);
+  const TextSplit split = split_at_fraction(text, train_fraction);
+  std::vector<TokenId> train = vocabulary.encode(split.train);
+  std::vector<TokenId> validation = vocabulary.encode(split.validation);
+  return {std::move(vocabulary), std::move(train), std::move(validation)};
+}
+
+DecoderConfig decoder_config(const TrainRunConfig& config, std::size_t vocabulary_size) {
+  return {.vocabulary_size = vocabulary_size,
+          .layers = config.layers,
+          .block = {.model_width = config.model_width,
+                    .heads = config.heads,
+                    .feed_forward_width = config.feed_forward_width,
+                    .context = config.context,
+                    .rope_base = config.rope_base,
+                    .epsilon = config.rms_epsilon},
+          .head = HeadTying::Tied};
+}
+
+namespace {
+
+// The decoder's sizes as a checkpoint records them.
+CheckpointModelConfig checkpoint_model(const TrainRunConfig& config, std::size_t vocabulary_size) {
+  return {.vocabulary_size = vocabulary_size,
+          .model_width = config.model_width,
+          .heads = config.heads,
+          .feed_forward_width = config.feed_forward_width,
+          .layers = config.layers,
+          .context = config.context,
+          .rope_base = config.rope_base,
+          .rms_epsilon = config.rms_epsilon};
+}
+
+// The vocabulary as a checkpoint tokenizer: one literal one-byte piece per ID.
+CheckpointTokenizer literal_tokenizer(const ByteVocabulary& vocabulary) {
+  std::vector<std::string> pieces;
+  for (char symbol : vocabulary.symbols()) pieces.emplace_back(1, symbol);
+  return CheckpointTokenizer::literal(std::move(pieces));
+}
+
+// region: train-run-optimizer
+// nanoGPT's configure_optimizers decays every parameter of two or more
+// dimensions; in the decoder those are the embedding and the projections,
+// and the rest are the RMSNorm gains, named `....gain`.
+AdamW new_optimizer(const TrainRunConfig& config, const ParameterSet& parameters) {
+  const AdamWConfig hyperparameters = AdamWConfig::create(
+      config.learning_rate, config.beta1, config.beta2, config.adam_epsilon, config.weight_decay);
+  return AdamW(hyperparameters,
+               AdamWParameterGroups::partition(
+                   parameters, [](std::string_view name) { return !name.ends_with(".gain"); }));
+}
+// endregion: train-run-optimizer
+
+std::vector<WindowBatch> evaluation_batches(std::span<const TokenId> tokens,
+                                            const TrainRunConfig& config, std::uint64_t seed) {
+  SplitMix64 stream(seed);
+  std::vector<WindowBatch> batches;
+  batches.reserve(config.eval_batches);
+  for (std::size_t i = 0; i < config.eval_batches; ++i) {
+    batches.push_back(sample_windows(tokens, config.batch_size, config.context, stream));
+  }
+  return batches;
+}
+
+std::string number_text(double value) {
+  std::ostringstream text;
+  text.precision(17);
+  text << value;
+  return text.str();
+}
+
+// Refuses a checkpoint whose tokenizer or model differs from what `config`
+// and `text` would build: resuming it would not continue this run.
+void check_belongs(const Checkpoint& checkpoint, const TrainRunConfig& config,
+                   const TrainingText& text, const std::string& source) {
+  auto mismatch = [&](const char* key, std::string found, std::string expected) {
+    return TrainRunError(
+        TrainRunErrorKind::CheckpointMismatch,
+        {.source = source, .key = key, .value = std::move(found), .expected = std::move(expected)});
+  };
+  if (checkpoint.tokenizer() != literal_tokenizer(text.vocabulary)) {
+    throw mismatch("tokenizer",
+                   std::string(checkpoint.tokenizer().kind_name()) + " of " +
+                       std::to_string(checkpoint.tokenizer().vocabulary_size()) + " tokens",
+                   "the " + std::to_string(text.vocabulary.size()) + " bytes of the text");
+  }
+  const CheckpointModelConfig found = checkpoint.model_config();
+  const CheckpointModelConfig wanted = checkpoint_model(config, text.vocabulary.size());
+  const std::pair<const char*, std::pair<std::size_t, std::size_t>> sizes[] = {
+      {"layers", {found.layers, wanted.layers}},
+      {"heads", {found.heads, wanted.heads}},
+      {"model_width", {found.model_width, wanted.model_width}},
+      {"feed_forward_width", {found.feed_forward_width, wanted.feed_forward_width}},
+      {"context", {found.context, wanted.context}},
+  };
+  for (const auto& [key, pair] : sizes) {
+    if (pair.first != pair.second) {
+      throw mismatch(key, std::to_string(pair.first), std::to_string(pair.second));
+    }
+  }
+  if (found.rope_base != wanted.rope_base) {
+    throw mismatch("rope_base", number_text(found.rope_base), number_text(wanted.rope_base));
+  }
+  if (found.rms_epsilon != wanted.rms_epsilon) {
+    throw mismatch("rms_epsilon", number_text(found.rms_epsilon), number_text(wanted.rms_epsilon));
+  }
+  if (checkpoint.selected_step() > config.iterations) {
+    throw mismatch("step", std::to_string(checkpoint.selected_step()),
+                   "at most iterations = " + std::to_string(config.iterations));
+  }
+}
+
+}  // namespace
+
+TrainRun::TrainRun(TrainRunConfig config, std::shared_ptr<const TrainingText> text,
+                   DecoderModel model, AdamW optimizer, SplitMix64 data_stream)
+    : config_(std::move(config)),
+      text_(std::move(text)),
+      model_(std::move(model)),
+      optimizer_(std::move(optimizer)),
+      data_stream_(data_stream),
+      train_evaluation_(evaluation_batches(text_->train, config_, config_.eval_seed)),
+      validation_evaluation_(
+          evaluation_batches(text_->validation, config_, config_.eval_seed + 1)) {}
+
+// region: train-run-start
+TrainRun TrainRun::start(const TrainRunConfig& config, std::shared_ptr<const TrainingText> text) {
+  config.validate();
+  SplitMix64 init_stream(config.init_seed);
+  DecoderModel model =
+      DecoderModel::initialized(decoder_config(config, text->vocabulary.size()), init_stream);
+  AdamW optimizer = new_optimizer(config, model.parameters());
+  return TrainRun(config, std::move(text), std::move(model), std::move(optimizer),
+                  SplitMix64(config.data_seed));
+}
+// endregion: train-run-start
+
+// region: train-run-resume
+TrainRun TrainRun::resume(const TrainRunConfig& config, std::shared_ptr<const TrainingText> text,
+                          const Checkpoint& checkpoint, const std::string& source) {
+  config.validate();
+  check_belongs(checkpoint, config, *text, source);
+  // A fresh decoder of the same shapes, then every value from the file: the
+  // initial draws are overwritten, so the seed does not matter here.
+  SplitMix64 init_stream(config.init_seed);
+  DecoderModel model =
+      DecoderModel::initialized(decoder_config(config, text->vocabulary.size()), init_stream);
+  checkpoint.restore_parameters(model.parameters());
+  AdamW optimizer = AdamW::from_state(checkpoint.optimizer_state());
+  return TrainRun(config, std::move(text), std::move(model), std::move(optimizer),
+                  SplitMix64(checkpoint.generator_state()));
+}
+// endregion: train-run-resume
+
+// region: train-run-update
+UpdateReport TrainRun::update() {
+  const std::size_t i = iteration();
+  if (finished()) throw TrainRunError(TrainRunErrorKind::RunFinished, {.iteration = i});
+  const double rate = config_.learning_rate_at(i);
+  const WindowBatch batch =
+      sample_windows(text_->train, config_.batch_size, config_.context, data_stream_);
+  const Shape shape{batch.batch, batch.context};
+  const ParameterSet& parameters = model_.parameters();
+  const TensorValue loss = model_.loss(batch.inputs, shape, batch.targets);  // forward
+  const double loss_value = loss.item();
+  if (!std::isfinite(loss_value)) {  // before backward: no gradient is stored
+    throw TrainRunError(TrainRunErrorKind::NonFiniteLoss,
+                        {.value = number_text(loss_value), .iteration = i});
+  }
+  loss.backward();  // releases the graph
+  GradientClip clip;
+  if (config_.gradient_clip > 0.0) {
+    clip = clip_gradient_norm(parameters, config_.gradient_clip);
+  } else {
+    clip.norm_before = clip.norm_after = parameters.gradient_norm().value;
+  }
+  optimizer_.step(parameters, {.learning_rate = rate});
+  parameters.zero_grad();
+  return {.iteration = i, .loss = loss_value, .learning_rate = rate, .clip = clip};
+}
+// endregion: train-run-update
+
+double TrainRun::mean_loss(const std::vector<WindowBatch>& batches) const {
+  const NoGradScope no_graph;
+  double sum = 0.0;
+  for (const WindowBatch& batch : batches) {
+    sum += model_.loss(batch.inputs, Shape{batch.batch, batch.context}, batch.targets).item();
+  }
+  return sum / static_cast<double>(batches.size());
+}
+
+EvaluationReport TrainRun::evaluate() const {
+  return {.iteration = iteration(),
+          .train_loss = mean_loss(train_evaluation_),
+          .validation_loss = mean_loss(validation_evaluation_)};
+}
+
+double TrainRun::full_validation_loss() const {
+  const NoGradScope no_graph;
+  const std::span<const TokenId> tokens = text_->validation;
+  const std::vector<std::size_t> offsets = tiling_offsets(tokens.size(), config_.context);
+  double sum = 0.0;
+  for (std::size_t start = 0; start < offsets.size(); start += config_.batch_size) {
+    const std::size_t rows = std::min(config_.batch_size, offsets.size() - start);
+    const WindowBatch batch = windows_at(
+        tokens, std::span<const std::size_t>(offsets).subspan(start, rows), config_.context);
+    sum += model_.loss(batch.inputs, Shape{rows, config_.context}, batch.targets).item() *
+           static_cast<double>(rows);
+  }
+  return sum / static_cast<double>(offsets.size());
+}
+
+Checkpoint TrainRun::checkpoint() const {
+  return Checkpoint::create(
+      literal_tokenizer(text_->vocabulary), checkpoint_model(config_, text_->vocabulary.size()),
+      model_.parameters().named_values(), optimizer_.state(), iteration(), data_stream_.state());
+}
+
+TrainedDecoder TrainedDecoder::from_checkpoint(const Checkpoint& checkpoint,
+                                               const std::string& source) {
+  const CheckpointTokenizer& tokenizer = checkpoint.tokenizer();
+  std::string symbols;
+  for (const std::string& piece : tokenizer.literal_pieces()) {
+    if (piece.size() == 1) symbols += piece;
+  }
+  ByteVocabulary vocabulary = ByteVocabulary::from_text(symbols);
+  if (symbols.empty() || literal_tokenizer(vocabulary) != tokenizer) {
+    throw TrainRunError(TrainRunErrorKind::CheckpointMismatch,
+                        {.source = source,
+                         .key = "tokenizer",
+                         .value = std::string(tokenizer.kind_name()) + " of " +
+                                  std::to_string(tokenizer.vocabulary_size()) + " tokens",
+                         .expected = "literal one-byte pieces in byte order"});
+  }
+  const CheckpointModelConfig sizes = checkpoint.model_config();
+  TrainRunConfig config;
+  config.layers = sizes.layers;
+  config.heads = sizes.heads;
+  config.model_width = sizes.model_width;
+  config.feed_forward_width = sizes.feed_forward_width;
+  config.context = sizes.context;
+  config.rope_base = sizes.rope_base;
+  config.rms_epsilon = sizes.rms_epsilon;
+  SplitMix64 unused(0);  // every drawn value is overwritten by the checkpoint's
+  DecoderModel model = DecoderModel::initialized(decoder_config(config, vocabulary.size()), unused);
+  checkpoint.restore_parameters(model.parameters());
+  return {std::move(vocabulary), std::move(model)};
+}
+
+// region: trained-decoder-next-logits
+std::vector<double> TrainedDecoder::next_logits(std::span<const TokenId> prefix) const {
+  const NoGradScope no_graph;
+  const std::size_t context = model.config().block.context;
+  const std::span<const TokenId> window =
+      prefix.size() > context ? prefix.last(context) : prefix;                // nanoGPT's crop
+  const TensorValue logits = model.forward(window, Shape{1, window.size()});  // [1, t, V]
+  const SharedTensor stored = logits.value();
+  const std::span<const double> values = stored.contiguous_values();
+  const std::size_t v = vocabulary.size();
+  return {values.end() - static_cast<std::ptrdiff_t>(v), values.end()};  // the last row
+}
+// endregion: trained-decoder-next-logits
+
+}  // namespace llm
