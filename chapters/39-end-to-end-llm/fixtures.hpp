@@ -1,0 +1,117 @@
+// Chapter 39's evidence: the whole book in one run, on the book's corpus.
+//
+// Corpus and frozen split (chapter 2), byte-pair merges learned from the
+// training documents only (chapters 3-4), a one-block decoder (chapter 32)
+// trained with validation selection (chapter 33) and replayed bit for bit,
+// the add-alpha bigram baseline tuned on validation (chapter 7), the test
+// partition opened once for both (chapter 34), the selected state saved and
+// loaded (chapter 35) and a cached continuation sampled from the loaded model
+// and checked against the uncached loop (chapters 36-38).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "llm/evaluation/final_evaluation.hpp"
+#include "llm/generation/generation.hpp"
+#include "llm/training/trainer.hpp"
+
+namespace ch39 {
+
+using llm::TokenId;
+
+// region: end-to-end-plan
+inline constexpr std::size_t kMerges = 8;             ///< byte-pair merges learned on train
+inline constexpr std::size_t kLayers = 1;             ///< decoder blocks
+inline constexpr std::size_t kHeads = 1;              ///< attention heads per block
+inline constexpr std::size_t kModelWidth = 4;         ///< D
+inline constexpr std::size_t kFeedForward = 4;        ///< the SwiGLU hidden width
+inline constexpr std::size_t kContext = 4;            ///< tokens per window
+inline constexpr std::size_t kStride = 1;             ///< window starts one token apart
+inline constexpr std::size_t kUpdateBatch = 16;       ///< windows per update
+inline constexpr std::size_t kEvaluationBatch = 128;  ///< windows per scoring batch
+inline constexpr std::size_t kUpdates = 32;           ///< AdamW steps
+inline constexpr double kLearningRate = 0.04;         ///< constant, every step
+inline constexpr double kMaxGradientNorm = 1.0;       ///< the clipping ceiling
+inline constexpr std::uint64_t kSeed = 39;            ///< initialization and shuffling
+inline constexpr std::uint64_t kGenerationSeed = 38;  ///< the sampling generator stored
+inline constexpr double kTemperature = 0.8;
+inline constexpr std::size_t kTopK = 4;
+inline constexpr std::size_t kNewTokens = 3;
+inline constexpr const char* kPrompt = "A";       ///< the generation prompt
+inline constexpr const char* kLogitProbe = "At";  ///< the reload's logit probe
+// endregion: end-to-end-plan
+
+struct TrainingCheckpoint {
+  std::size_t step = 0;
+  double train_loss = 0.0;
+  double validation_loss = 0.0;
+  bool selected = false;
+};
+
+/// Everything the run measured, for the demo lines and the trace.
+struct Evidence {
+  // Data and tokenizer.
+  std::string corpus_checksum;
+  std::string split_strategy;
+  std::vector<std::string> train_ids, validation_ids, test_ids;
+  std::uint32_t layout_version = 0;
+  std::size_t requested_merges = 0;
+  std::size_t learned_merges = 0;
+  bool tokenizer_training_only = false;
+  std::size_t vocabulary = 0;
+  std::vector<std::size_t> encoded_tokens;  ///< train, validation, test
+  // Model and training.
+  std::size_t parameters = 0;
+  std::vector<std::size_t> windows;  ///< train, validation, test
+  std::vector<std::size_t> batches;  ///< evaluation batches: train, validation, test
+  std::vector<TrainingCheckpoint> checkpoints;
+  std::size_t selected_step = 0;
+  double selected_validation = 0.0;
+  std::size_t optimizer_step = 0;
+  bool replay_bitwise = false;
+  std::vector<double> update_losses;  ///< each update's batch loss, for the figure
+  // Baselines, fitted on train before the test gate.
+  double tuned_alpha = 0.0;
+  double tuned_validation = 0.0;
+  // The one test opening.
+  std::size_t gate_openings_before = 0;
+  std::size_t gate_openings_after = 0;
+  llm::FinalEvaluationReport report;  ///< decoder and tuned bigram on the same slots
+  llm::ModelScore add_one;            ///< the alpha = 1 bigram on those slots
+  // Checkpoint round trip.
+  std::size_t checkpoint_bytes = 0;
+  std::size_t header_bytes = 0;
+  std::size_t records = 0;
+  std::string checksum;
+  std::uint64_t stored_step = 0;
+  std::uint64_t stored_optimizer_step = 0;
+  std::uint64_t stored_generator = 0;
+  bool bytes_roundtrip = false;
+  bool model_bits_exact = false;
+  bool optimizer_exact = false;
+  bool tokenizer_exact = false;
+  std::vector<TokenId> probe_ids;
+  bool probe_logits_bitwise = false;
+  // Cached generation from the loaded model.
+  std::vector<TokenId> prompt_ids;
+  llm::GenerationResult cached;
+  std::string text;
+  std::size_t prefill_tokens = 0;
+  std::size_t decode_tokens = 0;
+  std::size_t final_cache = 0;
+  std::size_t cached_scores = 0;
+  std::size_t complete_prefix_scores = 0;
+  std::uint64_t generator_final = 0;
+  bool tokens_exact = false;
+  bool decisions_exact = false;
+  bool generator_exact = false;
+};
+
+/// Runs the whole pipeline (a temporary checkpoint file is written and
+/// removed) and returns what it measured.
+Evidence run();
+
+}  // namespace ch39
