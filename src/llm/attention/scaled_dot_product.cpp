@@ -27,7 +27,7 @@ void check_attention_operands(const Shape& query, const Shape& key, const Shape&
     }
   }
   const std::size_t rank = query.size();
-  const auto leading = [rank](const Shape& shape) { return Shape(shape.begin(), shape.end() - 2); };
+  const auto leading = [](const Shape& shape) { return Shape(shape.begin(), shape.end() - 2); };
   if (key.size() != rank || value.size() != rank || leading(key) != leading(query) ||
       leading(value) != leading(query)) {
     throw AttentionError(AttentionErrorKind::BatchMismatch, operands());
