@@ -162,7 +162,9 @@ TEST(CausalAttention, GradientsPassTheSampledCheckForHeadsAndCachedKeys) {
   scaled_dot_product_attention(q, k, v, Masking::Causal)
       .output.backward_with_seed(seed, Retention::Release);
   const std::pair<const TensorValue*, int> inputs[] = {{&q, 0}, {&k, 1}, {&v, 2}};
-  for (const auto& [input, probe] : inputs) {
+  for (const auto& [input, role] : inputs) {
+    const int probe =
+        role;  // a structured binding cannot be captured before C++20 compilers catch up (clang 14)
     Tensor point = input->value().materialize();
     const TensorGradientCheck check = sampled_tensor_gradient_check(
         point, input->gradient()->view(), 1e-6, 1e-7, point.size(), [&](const Tensor& candidate) {
