@@ -163,8 +163,7 @@ TEST(CausalAttention, GradientsPassTheSampledCheckForHeadsAndCachedKeys) {
       .output.backward_with_seed(seed, Retention::Release);
   const std::pair<const TensorValue*, int> inputs[] = {{&q, 0}, {&k, 1}, {&v, 2}};
   for (const auto& [input, role] : inputs) {
-    const int probe =
-        role;  // a structured binding cannot be captured before C++20 compilers catch up (clang 14)
+    const int probe = role;  // clang 14 cannot capture a structured binding in a lambda
     Tensor point = input->value().materialize();
     const TensorGradientCheck check = sampled_tensor_gradient_check(
         point, input->gradient()->view(), 1e-6, 1e-7, point.size(), [&](const Tensor& candidate) {
