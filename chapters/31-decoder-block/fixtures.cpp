@@ -313,9 +313,10 @@ std::vector<Refusal> refusals() {
         std::pair{"configuration zero heads", llm::DecoderBlockConfig{4, 0, 4, 6, 100.0, 1e-5}},
         std::pair{"configuration zero feed-forward width",
                   llm::DecoderBlockConfig{4, 2, 0, 6, 100.0, 1e-5}}}) {
+    const llm::DecoderBlockConfig& requested = config;  // clang 14 cannot capture a binding
     expect.operator()<DecoderError>(label, [&] {
       llm::SplitMix64 generator(31);
-      llm::DecoderBlock::initialized(config, generator);
+      llm::DecoderBlock::initialized(requested, generator);
     });
   }
   const BlockWeights w = identity_weights();
