@@ -6,6 +6,7 @@
 // including the alpha = 1 bigram on the same slots.
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <span>
 #include <string>
@@ -130,7 +131,12 @@ demo::Json trace_json(const ch39::Evidence& e) {
 // region: end-to-end-output
 int main(int argc, char** argv) try {
   const auto trace_path = demo::trace_path(argc, argv);
-  const ch39::Evidence e = ch39::run();
+  // Under make book the checkpoint stays beside the trace, where
+  // build/llm-generate reads it; a bare run keeps it in the temporary directory.
+  const std::filesystem::path checkpoint =
+      trace_path ? std::filesystem::path(*trace_path).parent_path() / "checkpoint.llmcp"
+                 : std::filesystem::temp_directory_path() / "llm-chapter39-checkpoint.llmcp";
+  const ch39::Evidence e = ch39::run(checkpoint);
   const llm::FinalEvaluationReport& r = e.report;
   const bool isolated = e.gate_openings_before == 0 && e.gate_openings_after == 1 &&
                         r.recorded_graphs == 0 && r.parameters_unchanged && r.gradients_unchanged;

@@ -1,8 +1,6 @@
 // Chapter 39's evidence (see fixtures.hpp).
 #include "fixtures.hpp"
 
-#include <unistd.h>
-
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -154,7 +152,7 @@ std::string printable_text(const std::vector<std::uint8_t>& bytes) {
 }  // namespace
 
 // region: end-to-end-run
-Evidence run() {
+Evidence run(const std::filesystem::path& checkpoint_path) {
   Evidence e;
   // 1. Data: the committed corpus and its frozen split (chapter 2).
   const llm::CorpusPartitions partitions = book_corpus::partitions();
@@ -218,12 +216,8 @@ Evidence run() {
       llm::CheckpointTokenizer::byte_pair(tokenizer),
       llm::checkpoint_model_config(selected.config()), run.selected.parameters,
       run.selected.optimizer, run.selected.step, llm::SplitMix64(kGenerationSeed).state());
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("llm-ch39-" + std::to_string(::getpid()) + ".ckpt"))
-                               .string();
-  const llm::EncodedCheckpoint saved = checkpoint.save(path);
-  const llm::Checkpoint loaded = llm::Checkpoint::load(path);
-  std::filesystem::remove(path);
+  const llm::EncodedCheckpoint saved = checkpoint.save(checkpoint_path.string());
+  const llm::Checkpoint loaded = llm::Checkpoint::load(checkpoint_path.string());
   e.checkpoint_bytes = saved.bytes.size();
   e.header_bytes = saved.header_bytes;
   e.records = saved.records.size();

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -110,8 +111,10 @@ struct Evidence {
   bool generator_exact = false;
 };
 
-/// Runs the whole pipeline (a temporary checkpoint file is written and
-/// removed) and returns what it measured.
-Evidence run();
+/// Runs the whole pipeline and returns what it measured. The selected state
+/// is saved to `checkpoint` (chapter 35's format, written atomically) and
+/// loaded back from that file, which is left in place: `make book` keeps it
+/// beside the demo's trace for build/llm-generate.
+Evidence run(const std::filesystem::path& checkpoint);
 
 }  // namespace ch39
