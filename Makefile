@@ -75,7 +75,7 @@ help: ## List the targets
 	@echo "  make epub          the whole book as an EPUB (Sphinx, math as MathML) -> $(BUILD)/llm-from-scratch-cpp.epub"
 	@echo "  make bench         Google Benchmark: ours vs OpenBLAS and libtorch, one thread (installs them) -> $(BENCH_BUILD)/bench.json"
 	@echo "  make train         chapter 40: train the decoder on Tiny Shakespeare (Ctrl-C saves; rerun resumes) -> $(TRAIN_OUT)/"
-	@echo "  make generate      chapter 40: continue PROMPT='...' from make train's checkpoint (TEMPERATURE, TOP_K)"
+	@echo "  make generate      continue PROMPT='...' from make train's checkpoint, or CHECKPOINT=FILE (TEMPERATURE, TOP_K)"
 	@echo "  make train-anchor  chapter 40's decoder in libtorch, float32/float64 x 1/2 threads -> $(BENCH_BUILD)/train-anchor/"
 	@echo "  make clean         remove everything built in $(BUILD)/"
 	@echo "  make deps          install missing Debian packages (or print the command to run)"
@@ -178,17 +178,23 @@ train: deps ## Chapter 40: train the decoder on Tiny Shakespeare (resumable)
 	@$(LOCK) && $(CONFIGURE) && $(CMAKE_BUILD) llm-train
 	@$(BUILD)/llm-train --out $(TRAIN_OUT) $(if $(CONFIG),--config $(CONFIG)) $(TRAIN_ARGS)
 
-# Chapter 40's generator: continues PROMPT from make train's checkpoint,
-# printing each character as it is chosen. TOKENS, TEMPERATURE, TOP_K, SEED.
+# The book's generator (build/llm-generate): continues PROMPT from a
+# checkpoint, printing each token's bytes as it is chosen. CHECKPOINT is make
+# train's by default (chapter 40); CHECKPOINT=$(BUILD)/chapters/39-end-to-end-llm/checkpoint.llmcp
+# reads chapter 39's, which make book leaves. TOKENS, TEMPERATURE, TOP_K, SEED
+# (SEED= empty draws from the generator state the checkpoint stores), and
+# GENERATE_ARGS for any other option (--ids).
+CHECKPOINT ?= $(TRAIN_OUT)/checkpoint.llmcp
 PROMPT ?= ROMEO:
 TOKENS ?= 500
 TEMPERATURE ?= 0.8
 TOP_K ?= 200
 SEED ?= 1337
-generate: deps ## Chapter 40: sample text from make train's checkpoint (PROMPT=...)
-	@$(LOCK) && $(CONFIGURE) && $(CMAKE_BUILD) llm-sample
-	@$(BUILD)/llm-sample --checkpoint $(TRAIN_OUT)/checkpoint.llmcp --prompt '$(subst ','\'',$(PROMPT))' \
-	  --tokens $(TOKENS) --temperature $(TEMPERATURE) --top-k $(TOP_K) --seed $(SEED)
+GENERATE_ARGS ?=
+generate: deps ## Continue PROMPT='...' from a checkpoint (CHECKPOINT=, default make train's)
+	@$(LOCK) && $(CONFIGURE) && $(CMAKE_BUILD) llm-generate
+	@$(BUILD)/llm-generate --checkpoint '$(subst ','\'',$(CHECKPOINT))' --prompt '$(subst ','\'',$(PROMPT))' \
+	  --tokens $(TOKENS) --temperature $(TEMPERATURE) --top-k $(TOP_K) $(if $(SEED),--seed $(SEED)) $(GENERATE_ARGS)
 
 # Chapter 40's anchor: the same decoder, data and batches in libtorch, trained
 # at nanoGPT's CPU configuration once per precision and thread count, each run

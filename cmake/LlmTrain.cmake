@@ -40,10 +40,18 @@ endforeach()
 add_executable(llm-train src/apps/llm_train/main.cpp src/apps/llm_train/train_log.cpp)
 target_link_libraries(llm-train PRIVATE llm_train_run nlohmann_json::nlohmann_json)
 target_compile_definitions(llm-train PRIVATE LLM_TINY_SHAKESPEARE="${LLM_TINY_SHAKESPEARE}")
-# The generator behind `make generate`: a checkpoint of make train, a prompt,
-# temperature and top-k (chapter 36), characters streamed as they are chosen.
-add_executable(llm-sample src/apps/llm_sample/main.cpp)
-target_link_libraries(llm-sample PRIVATE llm_train_run llm_sampling)
+# The generator behind `make generate` (src/apps/llm_generate/): chapter 39's
+# byte-pair checkpoint or chapter 40's byte-level one, a prompt, temperature
+# and top-k (chapter 36), each token's bytes streamed as it is chosen.
+add_executable(llm-generate src/apps/llm_generate/main.cpp src/apps/llm_generate/checkpoint_text.cpp)
+target_link_libraries(llm-generate PRIVATE llm_decoder_training llm_kv_cache llm_sampling
+                      llm_text_dataset)
+# Its tests run the program on checkpoints they write (tests/apps/).
+llm_link_tests("/tests/apps/" llm_train_run llm_decoder_training)
+target_compile_definitions(llm_generate_test PRIVATE
+  LLM_TINY_SHAKESPEARE="${LLM_TINY_SHAKESPEARE}" LLM_GENERATE_PROGRAM="$<TARGET_FILE:llm-generate>"
+  LLM_GENERATE_WORK_DIR="${CMAKE_BINARY_DIR}/tests/llm-generate")
+add_dependencies(llm_generate_test llm-generate)
 
 # The anchor (make train-anchor): the same decoder, data and batches in the
 # PyTorch C++ frontend, float32 or float64. Benchmark build only.
@@ -61,8 +69,17 @@ if(LLM_BENCH)
 endif()
 
 # make train's resumption, end to end: SIGINT and a crash, then the same
-# command, end on the uninterrupted run's checkpoint bytes.
+# command, end on the uninterrupted run's checkpoint bytes, and llm-generate
+# continues a prompt into the same text from each.
 add_test(NAME llm-train-resumes-bit-for-bit
          COMMAND ${CMAKE_SOURCE_DIR}/tests/training/llm_train_resume_test.sh $<TARGET_FILE:llm-train>
                  ${CMAKE_SOURCE_DIR}/tests/training/fixtures/tiny-run.json
-                 ${CMAKE_BINARY_DIR}/tests/llm-train-resume)
+                 ${CMAKE_BINARY_DIR}/tests/llm-train-resume $<TARGET_FILE:llm-generate>)
+# llm-generate on chapter 39's checkpoint, written by the chapter's demo as
+# make book writes it, prints the continuation chapter 39's page shows.
+add_test(NAME llm-generate-reproduces-chapter-39
+         COMMAND ${CMAKE_SOURCE_DIR}/tests/apps/llm_generate_chapter39_test.sh
+                 $<TARGET_FILE:chapter-39-demo> $<TARGET_FILE:llm-generate>
+                 ${CMAKE_SOURCE_DIR}/chapters/39-end-to-end-llm/expected.txt
+                 ${CMAKE_SOURCE_DIR}/chapters/39-end-to-end-llm/fixtures.hpp
+                 ${CMAKE_BINARY_DIR}/tests/llm-generate-chapter-39)

@@ -3,12 +3,13 @@
 # (fixtures/tiny-run.json: 8 updates, a checkpoint every 2): a run stopped by
 # SIGINT, or killed by a crash between checkpoints, and then rerun with the
 # same command ends on the same checkpoint bytes and the same final losses as
-# a run that was never stopped; a run directory of another configuration is
-# refused.
+# a run that was never stopped, and llm-generate, a fresh process reading each
+# final checkpoint, continues the same prompt with the same seed into the
+# same text; a run directory of another configuration is refused.
 #
-# usage: llm_train_resume_test.sh LLM_TRAIN TINY_CONFIG WORK_DIR
+# usage: llm_train_resume_test.sh LLM_TRAIN TINY_CONFIG WORK_DIR LLM_GENERATE
 set -u
-train=$1 config=$2 work=$3
+train=$1 config=$2 work=$3 generate=$4
 rm -rf "$work" && mkdir -p "$work"
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
@@ -39,6 +40,20 @@ for name in interrupted crashed; do
     fail "$name: final losses differ: $(final_losses "$work/$name.1.log")"
 done
 [ -n "$(final_losses "$work/straight.0.log")" ] || fail "the uninterrupted run printed no final line"
+
+# The generated tokens: 200 past the context of 16, so both the cached and the
+# cropped path of llm-generate read every parameter of each checkpoint.
+for name in straight interrupted crashed; do
+  "$generate" --checkpoint "$work/$name/checkpoint.llmcp" --prompt 'ROMEO:' --tokens 200 \
+    --seed 7 --ids >"$work/$name.sample.txt" 2>"$work/$name.sample.err" ||
+    fail "$name: llm-generate failed: $(cat "$work/$name.sample.err")"
+done
+grep -q '^prompt_ids:\[.*\] generated:\[[0-9,]*\] stop:token-limit$' "$work/straight.sample.txt" ||
+  fail "llm-generate printed no 200 tokens: $(cat "$work/straight.sample.txt")"
+for name in interrupted crashed; do
+  cmp -s "$work/straight.sample.txt" "$work/$name.sample.txt" ||
+    fail "$name: llm-generate's text differs from the uninterrupted run's"
+done
 
 # A finished run rerun: nothing is trained again, the final line is repeated.
 run straight 0
