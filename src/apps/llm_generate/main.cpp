@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -169,9 +170,14 @@ void generate_text(const Options& options) {
   llm::SplitMix64 generator(options.seed.value_or(checkpoint.generator_state()));
   llm_generate::CroppedCachedLogits next_logits(model);
   write_bytes(options.prompt);
-  // The loop's own context is the whole text: the logits crop to the model's.
+  // The loop's own context is the whole text (saturated, for a huge
+  // --tokens): the logits crop to the model's.
+  const std::size_t whole_text =
+      options.tokens > std::numeric_limits<std::size_t>::max() - prompt.size()
+          ? std::numeric_limits<std::size_t>::max()
+          : prompt.size() + options.tokens;
   const llm::GenerationResult result = llm::generate(
-      v, prompt.size() + options.tokens, prompt, config, generator,
+      v, whole_text, prompt, config, generator,
       [&](std::span<const TokenId> prefix) { return next_logits(prefix); },
       [&](TokenId token) { write_bytes(tokenizer.bytes_of(token)); });
   std::fputc('\n', stdout);
