@@ -113,8 +113,8 @@ def row_text(values: Sequence[float], digits: int = 6) -> str:
     and pushed these tables past the phone's column. Inside one row the
     spaces are no-break spaces, so a matrix wraps between its rows only.
     """
-    return "[" + ",\u00a0".join(plain(v) if float(v).is_integer() else fixed(0.0 if v == 0 else v, digits)
-                                 for v in values) + "]"
+    cells = [plain(v) if float(v).is_integer() else fixed(0.0 if v == 0 else v, digits) for v in values]
+    return "[" + ",\u00a0".join(cells) + "]"
 
 
 def forms_table(trace: Trace) -> str:
@@ -132,7 +132,7 @@ def forms_table(trace: Trace) -> str:
 
     sums = ", ".join(six(v) for v in f["zeroed_after_row_sums"])
     rows = [
-        ["fused: `causal_softmax` of $S$; the reference", weights("fused")],
+        ["fused: the library's causal softmax of $S$; the reference", weights("fused")],
         ["additive: softmax of $S + M$ with $M$ = 0 or $-\\infty$, on plain loops; same bits: "
          f"{yes_no[f['additive_bits_equal']]}", weights("additive")],
         ["keep mask on the tape: exp of $(S - m) M$, times $M$, over its row sum, with $M$ = 0 or 1; "
@@ -147,31 +147,33 @@ def forms_table(trace: Trace) -> str:
 def prefix_table(trace: Trace) -> str:
     """Output rows before and after the suffix change; gradients of the prefix-only loss.
 
-    One column per position and one row per quantity, so that three narrow
-    value columns fit a 390 px phone.
+    One column per position and one row per quantity, short row labels and
+    four decimals, so that three value columns fit a 390 px phone; the
+    caption names the rows.
     """
     p, r = trace["primary"], trace["prefix"]
     quantities = [
-        ("output $o_i$", matrix_rows(p["output"])),
-        ("$o_i$ with $k_2$, $v_2$ replaced", matrix_rows(r["perturbed_output"])),
-        ("$\\bar q_i$, prefix seed", matrix_rows(r["query_gradient"])),
-        ("$\\bar k_i$, prefix seed", matrix_rows(r["key_gradient"])),
-        ("$\\bar v_i$, prefix seed", matrix_rows(r["value_gradient"])),
+        ("$o_i$", matrix_rows(p["output"])),
+        ("$\\tilde o_i$", matrix_rows(r["perturbed_output"])),
+        ("$\\bar q_i$", matrix_rows(r["query_gradient"])),
+        ("$\\bar k_i$", matrix_rows(r["key_gradient"])),
+        ("$\\bar v_i$", matrix_rows(r["value_gradient"])),
     ]
     positions = len(quantities[0][1])
-    rows = [[name] + [row_text(values[i]).replace("\u00a0", " ") for i in range(positions)]
+    rows = [[name] + [row_text(values[i], 4).replace("\u00a0", " ") for i in range(positions)]
             for name, values in quantities]
     return table([""] + [f"position {i}" for i in range(positions)], rows,
-                 "The suffix changes only the last output, and receives nothing from the first two",
-                 "prefix")
+                 "The suffix changes only the last output and receives nothing from the first two: the output "
+                 "$o_i$, the output $\\tilde o_i$ with $k_2$ and $v_2$ replaced, and the adjoints of a loss on "
+                 "outputs 0 and 1 only (four decimals)", "prefix")
 
 
 def refusal_table(trace: Trace) -> str:
     """Each refused call: the printed field, the error kind, its message.
 
-    The kind and the message are plain text, which may wrap (a kind after
-    its hyphens), so that the table fits a 390 px phone.
+    Two columns, the kind and the message in plain text that may wrap (a
+    kind after its hyphens), so that the table fits a 390 px phone.
     """
-    rows = [[f"`{r['case']}`", r["kind"], f"\u201c{r['message']}\u201d"] for r in trace["refusals"]]
-    return table(["printed field", "error kind", "message"], rows,
+    rows = [[f"`{r['case']}`: {r['kind']}", f"\u201c{r['message']}\u201d"] for r in trace["refusals"]]
+    return table(["printed field: error kind", "message"], rows,
                  "What causal attention and causal_softmax refuse", "refusals")
