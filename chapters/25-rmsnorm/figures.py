@@ -145,7 +145,7 @@ def invariance_table(trace: Trace) -> str:
              str(entry["correctly_rounded_changed"])]
             for entry in trace["invariance"]]
     seed = trace["invariance"][0]["seed"]
-    return table(["factor $a$", "rows", "changed with `rsqrt` (exp-log)", "changed with `1.0 / std::sqrt`"], rows,
+    return table(["factor $a$", "rows", "changed with the layer's exp-log root", "changed with the correctly rounded root"], rows,
                  f"Rows of width 4 from SplitMix64({seed}) in [-1, 1), epsilon 0: how many change a bit when scaled",
                  "invariance-bits")
 

@@ -168,5 +168,5 @@ def refusal_table(trace: Trace) -> str:
     """Each refused call: the printed field, the error kind, its message."""
     rows = [[f"`{r['case']}`", r["kind"], f"\u201c{r['message']}\u201d"]
             for r in trace["refusals"]]
-    return table(["printed field", "AttentionError kind", "message"], rows,
+    return table(["printed field", "error kind", "message"], rows,
                  "What scaled_dot_product_attention refuses, before recording anything", "refusals")
