@@ -108,13 +108,13 @@ def grid_table(trace: Trace, case: str) -> str:
     rows = []
     for m, (row, shifted_row) in enumerate(zip(grid, shifted)):
         rows.append([f"$m = {m}$ ({m + shift})"]
-                    + [f"{num(value)} / {num(moved)} ($n-m={n - m}$)"
+                    + [f"{num(value)} / {num(moved)} (offset {n - m})"
                        for n, (value, moved) in enumerate(zip(row, shifted_row))])
     key = exact(trace[case]["key"]["values"][: trace["config"]["width"]])
     query = exact(trace[case]["query"]["values"][: trace["config"]["width"]])
-    header = ["query position"] + [f"$n = {n}$ ({n + shift})" for n in range(len(grid))]
+    header = ["query"] + [f"key $n = {n}$ ({n + shift})" for n in range(len(grid))]
     caption = (f"Dot products of the rotated query {query} and key {key} at positions 0-2 / at {shift}-{shift + 2}, "
-               "with the signed offset of each cell")
+               "with the signed offset $n - m$ of each cell")
     return table(header, rows, caption, f"grid-{case}")
 
 

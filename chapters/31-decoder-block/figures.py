@@ -116,9 +116,10 @@ def order_table(trace: Trace) -> str:
     s = trace["stages"]
     rows = [[str(t), vec(pre), vec(post)]
             for t, (pre, post) in enumerate(zip(s["after_attention"], s["post_norm_first_stage"]))]
-    return table(["token", "pre-norm: $x + \\mathrm{MHA}(\\mathrm{RMSNorm}(x))$",
-                  "post-norm: $\\mathrm{LayerNorm}(x + \\mathrm{MHA}(x))$"], rows,
-                 "The first residual stage in the two orders, same weights", "order")
+    return table(["token", "pre-norm", "post-norm"], rows,
+                 "The first residual stage in the two orders, same weights: pre-norm "
+                 "$x + \\mathrm{MHA}(\\mathrm{RMSNorm}(x))$, post-norm $\\mathrm{LayerNorm}(x + \\mathrm{MHA}(x))$",
+                 "order")
 
 
 def wiring_table(trace: Trace) -> str:
