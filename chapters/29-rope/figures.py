@@ -107,12 +107,12 @@ def grid_table(trace: Trace, case: str) -> str:
     shift = trace["config"]["shift"]
     rows = []
     for m, (row, shifted_row) in enumerate(zip(grid, shifted)):
-        rows.append([f"$m = {m}$ ({m + shift})"]
+        rows.append([f"$m$ = {m} ({m + shift})"]
                     + [f"{num(value)} / {num(moved)} (offset {n - m})"
                        for n, (value, moved) in enumerate(zip(row, shifted_row))])
     key = exact(trace[case]["key"]["values"][: trace["config"]["width"]])
     query = exact(trace[case]["query"]["values"][: trace["config"]["width"]])
-    header = ["query"] + [f"key $n = {n}$ ({n + shift})" for n in range(len(grid))]
+    header = ["query"] + [f"key $n$ = {n} ({n + shift})" for n in range(len(grid))]
     caption = (f"Dot products of the rotated query {query} and key {key} at positions 0-2 / at {shift}-{shift + 2}, "
                "with the signed offset $n - m$ of each cell")
     return table(header, rows, caption, f"grid-{case}")
