@@ -87,9 +87,9 @@ def upstream_table(trace: Trace) -> str:
     rows = []
     for label, key in (("upstream $\\bar y$", "upstream"), ("identity path: $\\bar y$", "identity_gradient"),
                        ("branch: $W \\bar y$", "branch_input_gradient"), ("input adjoint $\\bar x$", "input_gradient")):
-        rows.append([label] + [f"`{vec(trace[case][key]['values'])}`" for case in ("merge", "asymmetric")])
+        rows.append([label] + [vec(trace[case][key]['values']) for case in ("merge", "asymmetric")])
     rows.append(["weight adjoint $\\bar W = x^\\top \\bar y$"]
-                + [f"`{mat(trace[case]['weight_gradient'])}`" for case in ("merge", "asymmetric")])
+                + [mat(trace[case]['weight_gradient']) for case in ("merge", "asymmetric")])
     return table(["quantity", "printed case", "asymmetric case (trace)"], rows,
                  "One merge reversed from two upstream adjoints", "upstreams")
 
@@ -98,10 +98,10 @@ def stack_table(trace: Trace) -> str:
     """The value after each depth in both stacks."""
     plain_values = trace["plain"]["values"]
     residual_values = trace["residual"]["values"]
-    rows = [[str(depth), f"`{vec(p['values'])}`", f"`{vec(r['values'])}`"]
+    rows = [[str(depth), vec(p['values']), vec(r['values'])]
             for depth, (p, r) in enumerate(zip(plain_values, residual_values))]
-    rows.append(["input adjoint", f"`{vec(trace['plain']['input_gradient']['values'])}`",
-                 f"`{vec(trace['residual']['input_gradient']['values'])}`"])
+    rows.append(["input adjoint", vec(trace['plain']['input_gradient']['values']),
+                 vec(trace['residual']['input_gradient']['values'])])
     return table(["depth", "plain: $x \\leftarrow x W$", "residual: $x \\leftarrow x + x W$"], rows,
                  "Four layers of the same branch, plain and residual, with the seed [1, 1]", "stack")
 

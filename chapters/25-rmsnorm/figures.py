@@ -48,9 +48,10 @@ def rows_text(tensor: Mapping[str, Any], digits: int = 6) -> str:
     return "[" + ", ".join(vec(row, digits) for row in tensor_rows(tensor)) + "]"
 
 
-def code(text: str) -> str:
-    """Inline code for a table cell (a value never wraps inside it)."""
-    return f"`{text}`"
+def value_cell(text: str) -> str:
+    """A value for a table cell, as plain text: it may wrap at its spaces, so a
+    table of vectors fits a 390 px phone (a code span never wraps)."""
+    return text
 
 
 def pass_figure(trace: Trace) -> str:
@@ -96,9 +97,9 @@ def batch_table(trace: Trace) -> str:
     c = trace["batch_reverse"]["composed"]
     per_row = (("input $x$", "input"), ("seed $\\bar y$", "upstream"), ("$r$", "inverse_rms"),
                ("output $y$", "output"), ("$\\bar x$", "input_gradient"))
-    rows = [[label] + [code(vec(row)) for row in tensor_rows(c[key])] for label, key in per_row]
-    rows.append(["gain $g$ (shared)", code(vec(c["gain"]["values"])), ""])
-    rows.append(["$\\bar g$ (summed over rows)", code(vec(c["gain_gradient"]["values"])), ""])
+    rows = [[label] + [value_cell(vec(row)) for row in tensor_rows(c[key])] for label, key in per_row]
+    rows.append(["gain $g$ (shared)", value_cell(vec(c["gain"]["values"])), ""])
+    rows.append(["$\\bar g$ (summed over rows)", value_cell(vec(c["gain_gradient"]["values"])), ""])
     return table(["quantity", "row 0", "row 1"], rows,
                  "Two unequal rows, a gain of three different values, a seed of mixed signs", "batch-reverse")
 
@@ -118,11 +119,11 @@ def scale_table(trace: Trace) -> str:
 
     def label(key: str) -> str:
         probe = s[key]
-        return (f"{code(vec(probe['row']))}, $\\varepsilon = {tex_epsilon(probe['epsilon'])}$, "
+        return (f"{value_cell(vec(probe['row']))}, $\\varepsilon = {tex_epsilon(probe['epsilon'])}$, "
                 f"{how.get(key, '`rsqrt` (exp-log)')}")
 
     cases = [(key, label(key)) for key in ("ideal_library", "ideal_correctly_rounded", "production", "near_zero")]
-    rows = [[label, code(vec(s[key]["base"], 9)), code(vec(s[key]["scaled"], 9)), code(num_sci(s[key]["max_abs_diff"]))]
+    rows = [[label, value_cell(vec(s[key]["base"], 9)), value_cell(vec(s[key]["scaled"], 9)), value_cell(num_sci(s[key]["max_abs_diff"]))]
             for key, label in cases]
     return table(["row and denominator", "$\\hat x$ of the row", f"$\\hat x$ of {plain(s['production']['factor'])} times the row", "largest difference"],
                  rows, "Normalizing a row and the same row times ten", "scale-probes")
@@ -144,7 +145,7 @@ def invariance_table(trace: Trace) -> str:
              str(entry["correctly_rounded_changed"])]
             for entry in trace["invariance"]]
     seed = trace["invariance"][0]["seed"]
-    return table(["factor $a$", "rows", "changed with `rsqrt` (exp-log)", "changed with `1.0 / std::sqrt`"], rows,
+    return table(["factor $a$", "rows", "changed with the layer's exp-log root", "changed with the correctly rounded root"], rows,
                  f"Rows of width 4 from SplitMix64({seed}) in [-1, 1), epsilon 0: how many change a bit when scaled",
                  "invariance-bits")
 
@@ -192,20 +193,20 @@ def history_table(trace: Trace) -> str:
     """The anchor row normalized by BatchNorm (two companions), LayerNorm and RMSNorm."""
     h = trace["history"]
     rows = [
-        ["BatchNorm, batch with " + code(vec(h["companion_a"])), "features, over the batch",
-         code(vec(h["batch_anchor_a"]))],
-        ["BatchNorm, batch with " + code(vec(h["companion_b"])), "features, over the batch",
-         code(vec(h["batch_anchor_b"]))],
-        ["LayerNorm", "the row: mean and variance", code(vec(h["layer_norm"]))],
-        ["RMSNorm ($\\varepsilon = 0$)", "the row: mean square only", code(vec(h["rms_norm"]))],
+        ["BatchNorm, batch with " + value_cell(vec(h["companion_a"])), "features, over the batch",
+         value_cell(vec(h["batch_anchor_a"]))],
+        ["BatchNorm, batch with " + value_cell(vec(h["companion_b"])), "features, over the batch",
+         value_cell(vec(h["batch_anchor_b"]))],
+        ["LayerNorm", "the row: mean and variance", value_cell(vec(h["layer_norm"]))],
+        ["RMSNorm ($\\varepsilon = 0$)", "the row: mean square only", value_cell(vec(h["rms_norm"]))],
     ]
-    return table(["method", "statistics over", "anchor " + code(vec(h["anchor"])) + " becomes"], rows,
+    return table(["method", "statistics over", "anchor " + value_cell(vec(h["anchor"])) + " becomes"], rows,
                  "One anchor row, three normalizations", "history")
 
 
 def refusal_table(trace: Trace) -> str:
     """Each refused request with the kind and message the library gave."""
-    rows = [[r["request"], code(r["kind"]), r["message"]] for r in trace["refusals"]]
+    rows = [[r["request"], r["kind"], r["message"]] for r in trace["refusals"]]
     return table(["request", "kind", "message"], rows, "What the layer and the operation refuse", "refusals")
 
 

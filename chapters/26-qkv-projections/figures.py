@@ -56,6 +56,12 @@ def code(text: str) -> str:
     return f"`{text}`"
 
 
+def value_cell(text: str) -> str:
+    """A value for a table cell, as plain text: it may wrap at its spaces, so a
+    table of vectors fits a 390 px phone (a code span never wraps)."""
+    return text
+
+
 def projection_figure(trace: Trace) -> str:
     """X on the left, three cards (weight and output) to its right, one per role."""
     w = trace["worked"]
@@ -85,9 +91,9 @@ def projection_figure(trace: Trace) -> str:
 def shares_table(trace: Trace) -> str:
     """The input's adjoint, branch by branch, and the sum the worked pass printed."""
     w, s = trace["worked"], trace["shares"]
-    rows = [[f"{role}: $U_{LETTER[role]} W_{LETTER[role]}^\\top$", code(vec(w[f"{role}_upstream"]["values"])),
-             code(rows_text(s[role]))] for role in ROLES]
-    rows.append(["sum: $\\bar X$", "", code(rows_text(w["input_gradient"]))])
+    rows = [[f"{role}: $U_{LETTER[role]} W_{LETTER[role]}^\\top$", value_cell(vec(w[f"{role}_upstream"]["values"])),
+             value_cell(rows_text(s[role]))] for role in ROLES]
+    rows.append(["sum: $\\bar X$", "", value_cell(rows_text(w["input_gradient"]))])
     return table(["branch", "upstream $U$ (as printed)", "share of $\\bar X$ $[1, 2, 3]$"], rows,
                  "Each branch's share of the input's adjoint, reversed on its own", "input-shares")
 
@@ -113,14 +119,14 @@ def batch_table(trace: Trace) -> str:
     rows = []
     for key, label in (("input", "input $X$"), ("query_upstream", "$U_Q$"), ("query", "$Q$"), ("key", "$K$"),
                        ("value", "$V$"), ("input_gradient", "$\\bar X$")):
-        rows.append([label] + [code(rows_text(item_rows(b[key], i))) for i in range(2)])
+        rows.append([label] + [value_cell(rows_text(item_rows(b[key], i))) for i in range(2)])
     return table(["quantity", "item 0", "item 1"], rows, "A batch of two different items, item by item", "batch")
 
 
 def weight_table(trace: Trace) -> str:
     """The query weight's adjoint for each item alone and for the batch (the key and value ones are in the trace)."""
     b = trace["batch"]
-    rows = [[label, code(rows_text(b[name]["query_weight_gradient"]))]
+    rows = [[label, value_cell(rows_text(b[name]["query_weight_gradient"]))]
             for name, label in (("first", "item 0 alone"), ("second", "item 1 alone"), ("batch", "batch of both"))]
     return table(["run", "$\\bar W_Q$ $[3, 2]$"], rows, "The query weight's adjoint: the batch's is the sum of the items'",
                  "weight-adjoints")
@@ -146,14 +152,14 @@ def shape_table(trace: Trace) -> str:
 
 def refusal_table(trace: Trace) -> str:
     """Each refused request with the kind and message the library gave."""
-    rows = [[r["request"], code(r["kind"]), r["message"]] for r in trace["refusals"]]
+    rows = [[r["request"], r["kind"], r["message"]] for r in trace["refusals"]]
     return table(["request", "kind", "message"], rows, "What the layer refuses", "refusals")
 
 
 def additive_table(trace: Trace) -> str:
     """Additive attention's scores and weights over the three annotations."""
     a = trace["additive"]
-    rows = [[str(j), code(vec(h)), num(score), num(weight)]
+    rows = [[str(j), value_cell(vec(h)), num(score), num(weight)]
             for j, (h, score, weight) in enumerate(zip(a["annotations"], a["scores"], a["weights"]))]
     return table(["$j$", "annotation $h_j$", "score $v^\\top \\tanh(W s + U h_j)$", "weight"], rows,
                  "Additive attention of one decoder state over three encoder annotations", "additive")

@@ -146,8 +146,8 @@ def mixture_table(trace: Trace) -> str:
     outputs = matrix_rows(p["output"])
     rows = []
     for i, terms in enumerate(p["terms"]):
-        parts = [f"{six(weights[i][j])} · `{vec(values[j])}` = `{vec(term)}`" for j, term in enumerate(terms)]
-        rows.append([f"query {i}", parts[0], parts[1], f"`{vec(outputs[i])}`"])
+        parts = [f"{six(weights[i][j])} · {vec(values[j])} = {vec(term)}" for j, term in enumerate(terms)]
+        rows.append([f"query {i}", parts[0], parts[1], vec(outputs[i])])
     return table(["row", "key 0: $A_{i0} v_0$", "key 1: $A_{i1} v_1$", "output $o_i$"], rows,
                  "Each output row is the weighted sum of the value rows", "mixtures")
 
@@ -159,14 +159,14 @@ def asymmetric_table(trace: Trace) -> str:
               ("output $O$", "output"), ("output with $KQ^\\top$ (a bug)", "swapped_scores_output"),
               ("seed $\\bar O$", "upstream"), ("$\\bar Q$", "query_gradient"), ("$\\bar K$", "key_gradient"),
               ("$\\bar V$", "value_gradient"))
-    rows = [[label] + [f"`{mat(case[key])}`" for case in cases] for label, key in fields]
+    rows = [[label] + [mat(case[key]) for case in cases] for label, key in fields]
     return table(["quantity", "printed case", "asymmetric case (trace)"], rows,
                  "The printed case and a case without its two symmetries", "asymmetric")
 
 
 def refusal_table(trace: Trace) -> str:
     """Each refused call: the printed field, the error kind, its message."""
-    rows = [[f"`{r['case']}`", f"`{r['kind']}`", f"`{r['message']}`"]
+    rows = [[f"`{r['case']}`", r["kind"], f"\u201c{r['message']}\u201d"]
             for r in trace["refusals"]]
-    return table(["printed field", "AttentionError kind", "message"], rows,
+    return table(["printed field", "error kind", "message"], rows,
                  "What scaled_dot_product_attention refuses, before recording anything", "refusals")

@@ -106,41 +106,74 @@ def triangle_figure(trace: Trace) -> str:
     return svg_figure(svg, caption, "causal-triangle", alt=alt)
 
 
+def row_text(values: Sequence[float], digits: int = 6) -> str:
+    """``[0.9992, 0.0008, 0]`` as plain text whose spaces do not break.
+
+    Table cells hold plain text, not code: at 390 px a code span never wraps
+    and pushed these tables past the phone's column. Inside one row the
+    spaces are no-break spaces, so a matrix wraps between its rows only.
+    """
+    cells = [plain(v) if float(v).is_integer() else fixed(0.0 if v == 0 else v, digits) for v in values]
+    return "[" + ",\u00a0".join(cells) + "]"
+
+
 def forms_table(trace: Trace) -> str:
-    """Each form's weights, and whether they have the fused form's bits."""
+    """Each form's weights, and whether they have the fused form's bits.
+
+    Two columns, so that the table fits a 390 px phone: the form with its
+    verdict, and the weights to four decimals, one row of $A$ per line when
+    the column is narrow. The bits are compared in the demo, not here.
+    """
     f = trace["forms"]
     yes_no = {True: "yes", False: "no"}
+
+    def weights(key: str) -> str:
+        return " ".join(row_text(row, 4) for row in matrix_rows(f[key]))
+
+    sums = ", ".join(six(v) for v in f["zeroed_after_row_sums"])
     rows = [
-        ["fused `causal_softmax(S)`", f"`{mat(f['fused'])}`", "(the reference)"],
-        ["additive: `softmax(S + M)`, $M$ = 0 / $-\\infty$, plain loops", f"`{mat(f['additive'])}`",
-         yes_no[f["additive_bits_equal"]]],
-        ["keep mask on the tape: `exp((S - m) * M) * M / sum`, $M$ = 0 / 1", f"`{mat(f['keep'])}`",
-         yes_no[f["keep_bits_equal"]]],
-        ["zeroed after: `softmax(S) * M` (wrong)", f"`{mat(f['zeroed_after'])}`", "no (rows sum to "
-         f"{vec(f['zeroed_after_row_sums'])})"],
+        ["fused: the library's causal softmax of $S$; the reference", weights("fused")],
+        ["additive: softmax of $S + M$ with $M$ = 0 or $-\\infty$, on plain loops; same bits: "
+         f"{yes_no[f['additive_bits_equal']]}", weights("additive")],
+        ["keep mask on the tape: exp of $(S - m) M$, times $M$, over its row sum, with $M$ = 0 or 1; "
+         f"same bits: {yes_no[f['keep_bits_equal']]}", weights("keep")],
+        [f"zeroed after (wrong): an ordinary softmax of $S$, times $M$; same bits: no, the rows sum to {sums}",
+         weights("zeroed_after")],
     ]
-    return table(["form", "weights $A$", "same bits as fused?"], rows,
+    return table(["form", "weights $A$, to four decimals"], rows,
                  "One masked softmax, four ways, on the worked scores", "mask-forms")
 
 
 def prefix_table(trace: Trace) -> str:
-    """Output rows before and after the suffix change; gradients of the prefix-only loss."""
+    """Output rows before and after the suffix change; gradients of the prefix-only loss.
+
+    One column per position and one row per quantity, short row labels and
+    four decimals, so that three value columns fit a 390 px phone; the
+    caption names the rows.
+    """
     p, r = trace["primary"], trace["prefix"]
-    before = matrix_rows(p["output"])
-    after = matrix_rows(r["perturbed_output"])
-    grads = [matrix_rows(r[key]) for key in ("query_gradient", "key_gradient", "value_gradient")]
-    rows = []
-    for i in range(len(before)):
-        rows.append([f"position {i}", f"`{vec(before[i])}`", f"`{vec(after[i])}`"]
-                    + [f"`{vec(g[i])}`" for g in grads])
-    return table(["", "output", "output, $k_2$ and $v_2$ replaced", "$\\bar q$ (prefix seed)",
-                  "$\\bar k$ (prefix seed)", "$\\bar v$ (prefix seed)"], rows,
-                 "The suffix changes only the last output, and receives nothing from the first two",
-                 "prefix")
+    quantities = [
+        ("$o_i$", matrix_rows(p["output"])),
+        ("$\\tilde o_i$", matrix_rows(r["perturbed_output"])),
+        ("$\\bar q_i$", matrix_rows(r["query_gradient"])),
+        ("$\\bar k_i$", matrix_rows(r["key_gradient"])),
+        ("$\\bar v_i$", matrix_rows(r["value_gradient"])),
+    ]
+    positions = len(quantities[0][1])
+    rows = [[name] + [row_text(values[i], 4).replace("\u00a0", " ") for i in range(positions)]
+            for name, values in quantities]
+    return table([""] + [f"position {i}" for i in range(positions)], rows,
+                 "The suffix changes only the last output and receives nothing from the first two: the output "
+                 "$o_i$, the output $\\tilde o_i$ with $k_2$ and $v_2$ replaced, and the adjoints of a loss on "
+                 "outputs 0 and 1 only (four decimals)", "prefix")
 
 
 def refusal_table(trace: Trace) -> str:
-    """Each refused call: the printed field, the error kind, its message."""
-    rows = [[f"`{r['case']}`", f"`{r['kind']}`", f"`{r['message']}`"] for r in trace["refusals"]]
-    return table(["printed field", "error kind", "message"], rows,
+    """Each refused call: the printed field, the error kind, its message.
+
+    Two columns, the kind and the message in plain text that may wrap (a
+    kind after its hyphens), so that the table fits a 390 px phone.
+    """
+    rows = [[f"`{r['case']}`: {r['kind']}", f"\u201c{r['message']}\u201d"] for r in trace["refusals"]]
+    return table(["printed field: error kind", "message"], rows,
                  "What causal attention and causal_softmax refuse", "refusals")

@@ -95,7 +95,7 @@ def pair_table(trace: Trace) -> str:
     rows = []
     for entry in trace["pair"]:
         rows.append([f"({entry['m']}, {entry['n']})", str(entry["n"] - entry["m"]),
-                     f"`{vec(entry['rotated_query'])}`", f"`{vec(entry['rotated_key'])}`", num(entry["dot"])])
+                     vec(entry['rotated_query']), vec(entry['rotated_key']), num(entry["dot"])])
     return table(["$(m, n)$", "$n - m$", "$R(m)\\,q$", "$R(n)\\,k$", "dot product"], rows,
                  "One pair turning 1 radian per position: q = [1, 0] at m, k = [0, 1] at n", "pair-dots")
 
@@ -107,14 +107,14 @@ def grid_table(trace: Trace, case: str) -> str:
     shift = trace["config"]["shift"]
     rows = []
     for m, (row, shifted_row) in enumerate(zip(grid, shifted)):
-        rows.append([f"$m = {m}$ ({m + shift})"]
-                    + [f"{num(value)} / {num(moved)} ($n-m={n - m}$)"
+        rows.append([f"$m$ = {m} ({m + shift})"]
+                    + [f"{num(value)} / {num(moved)} (offset {n - m})"
                        for n, (value, moved) in enumerate(zip(row, shifted_row))])
     key = exact(trace[case]["key"]["values"][: trace["config"]["width"]])
     query = exact(trace[case]["query"]["values"][: trace["config"]["width"]])
-    header = ["query position"] + [f"$n = {n}$ ({n + shift})" for n in range(len(grid))]
+    header = ["query"] + [f"key $n$ = {n} ({n + shift})" for n in range(len(grid))]
     caption = (f"Dot products of the rotated query {query} and key {key} at positions 0-2 / at {shift}-{shift + 2}, "
-               "with the signed offset of each cell")
+               "with the signed offset $n - m$ of each cell")
     return table(header, rows, caption, f"grid-{case}")
 
 
@@ -126,7 +126,7 @@ def gradient_table(trace: Trace) -> str:
     rows = []
     for t in range(len(upstream) // width):
         up, down = upstream[t * width:(t + 1) * width], gradient[t * width:(t + 1) * width]
-        rows.append([str(t), f"`{vec(up)}`", f"`{vec(down)}`",
+        rows.append([str(t), vec(up), vec(down),
                      num(math.sqrt(sum(v * v for v in up))), num(math.sqrt(sum(v * v for v in down)))])
     return table(["$t$", "upstream $\\bar y_t$", "gradient $\\bar x_t$", "$\\lVert\\bar y_t\\rVert$",
                   "$\\lVert\\bar x_t\\rVert$"], rows,
@@ -135,5 +135,5 @@ def gradient_table(trace: Trace) -> str:
 
 def refusal_table(trace: Trace) -> str:
     """Each refused request, its error kind and the library's message."""
-    rows = [[f"`{entry['request']}`", f"`{entry['kind']}`", entry["message"]] for entry in trace["refusals"]]
+    rows = [[entry["request"], entry["kind"], f"\u201c{entry['message']}\u201d"] for entry in trace["refusals"]]
     return table(["request", "error kind", "message"], rows, "What the table and the operation refuse", "refusals")

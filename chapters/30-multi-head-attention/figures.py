@@ -90,8 +90,8 @@ def weights_table(trace: Trace) -> str:
     single = rows_of(trace["single_head_weights"]["values"], tokens)
     rows = []
     for query in range(tokens):
-        rows.append([str(query)] + [f"`{vec(per_head[h * tokens + query])}`" for h in range(heads)]
-                    + [f"`{vec(single[query])}`"])
+        rows.append([str(query)] + [vec(per_head[h * tokens + query]) for h in range(heads)]
+                    + [vec(single[query])])
     header = ["query position"] + [f"head {h}" for h in range(heads)] + ["one head over all features"]
     return table(header, rows, "Causal attention rows: each head normalizes its own, over the keys it may see",
                  "head-weights")
@@ -103,7 +103,7 @@ def mixing_table(trace: Trace) -> str:
     half = trace["config"]["head_width"]
     merged = rows_of(trace["merged"]["values"], width)
     output = rows_of(trace["output"]["values"], width)
-    rows = [[str(t), f"`{vec(m[:half])}`", f"`{vec(m[half:])}`", f"`{vec(o[:half])}`", f"`{vec(o[half:])}`"]
+    rows = [[str(t), vec(m[:half]), vec(m[half:]), vec(o[:half]), vec(o[half:])]
             for t, (m, o) in enumerate(zip(merged, output))]
     return table(["token", "merged 0-1 (head 0)", "merged 2-3 (head 1)", "Y 0-1", "Y 2-3"], rows,
                  "The merge puts the heads side by side; W_O swaps the two blocks", "mixing")
@@ -117,13 +117,13 @@ def seeded_table(trace: Trace) -> str:
     per_head = rows_of(seeded["weights"]["values"], tokens)
     output = rows_of(seeded["output"]["values"], width)
     swapped = rows_of(seeded["swapped_output"]["values"], width)
-    rows = [[str(t), f"`{vec(per_head[t], 3)}`", f"`{vec(per_head[tokens + t], 3)}`", f"`{vec(output[t], 3)}`",
-             f"`{vec(swapped[t], 3)}`"] for t in range(tokens)]
+    rows = [[str(t), vec(per_head[t], 3), vec(per_head[tokens + t], 3), vec(output[t], 3),
+             vec(swapped[t], 3)] for t in range(tokens)]
     return table(["token", "head 0 row", "head 1 row", "Y", "Y with W_Q and W_K exchanged"], rows,
                  f"A layer with Xavier-uniform weights (seed {config['seed']}) on the same input", "seeded")
 
 
 def refusal_table(trace: Trace) -> str:
     """Each refused request, its error kind and the library's message."""
-    rows = [[f"`{entry['request']}`", f"`{entry['kind']}`", entry["message"]] for entry in trace["refusals"]]
+    rows = [[entry["request"], entry["kind"], f"\u201c{entry['message']}\u201d"] for entry in trace["refusals"]]
     return table(["request", "error kind", "message"], rows, "What the layer refuses", "refusals")

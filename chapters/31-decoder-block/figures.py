@@ -94,7 +94,7 @@ def block_figure(trace: Trace, token: int = 1) -> str:
 def stage_table(trace: Trace) -> str:
     """Every stage's three rows."""
     s = trace["stages"]
-    rows = [[f"{label} ${symbol}$", *[f"`{vec(row)}`" for row in s[key]]] for key, symbol, label in STAGES]
+    rows = [[f"{label} ${symbol}$", *[vec(row) for row in s[key]]] for key, symbol, label in STAGES]
     return table(["stage", "token 0", "token 1", "token 2"], rows,
                  "The worked block, stage by stage: every model-width value is [1, 3, 4]", "stages")
 
@@ -114,11 +114,12 @@ def weights_table(trace: Trace) -> str:
 def order_table(trace: Trace) -> str:
     """x + MHA(RMSNorm(x)) against LayerNorm(x + MHA(x)), token by token."""
     s = trace["stages"]
-    rows = [[str(t), f"`{vec(pre)}`", f"`{vec(post)}`"]
+    rows = [[str(t), vec(pre), vec(post)]
             for t, (pre, post) in enumerate(zip(s["after_attention"], s["post_norm_first_stage"]))]
-    return table(["token", "pre-norm: $x + \\mathrm{MHA}(\\mathrm{RMSNorm}(x))$",
-                  "post-norm: $\\mathrm{LayerNorm}(x + \\mathrm{MHA}(x))$"], rows,
-                 "The first residual stage in the two orders, same weights", "order")
+    return table(["token", "pre-norm", "post-norm"], rows,
+                 "The first residual stage in the two orders, same weights: pre-norm "
+                 "$x + \\mathrm{MHA}(\\mathrm{RMSNorm}(x))$, post-norm $\\mathrm{LayerNorm}(x + \\mathrm{MHA}(x))$",
+                 "order")
 
 
 def wiring_table(trace: Trace) -> str:
@@ -144,5 +145,5 @@ def short_sci(value: float) -> str:
 
 def refusal_table(trace: Trace) -> str:
     """The nine refused requests: what was asked, the error kind, the library's message."""
-    rows = [[r["request"], f"`{r['kind']}`", r["message"]] for r in trace["refusals"]]
+    rows = [[r["request"], r["kind"], r["message"]] for r in trace["refusals"]]
     return table(["request", "kind", "message"], rows, "The requests the block refuses", "refusals")
