@@ -74,8 +74,10 @@ def byte_map_figure(trace: Trace) -> str:
     described = ", ".join(
         f"{'header' if p['role'] == 'header' else ROLE_LABELS[p['role']]} {p['bytes']} bytes" for p in parts)
     alt = f"A bar of the {trace['file_bytes']}-byte file split into, from left to right: {described}."
-    caption = (f"The {trace['file_bytes']} bytes of the checkpoint to scale: more than half of the file "
-               "describes the rest, and the optimizer's two moments take twice the space of the parameters.")
+    header_share = round(100 * trace["header_bytes"] / trace["file_bytes"])
+    caption = (f"The {trace['file_bytes']} bytes of the checkpoint to scale: the header that describes the rest "
+               f"is {header_share} % of the file, and the optimizer's two moments take twice the space of the "
+               "parameters.")
     return svg_figure(svg, caption, "byte-map", alt=alt)
 
 
