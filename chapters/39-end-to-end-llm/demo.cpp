@@ -1,9 +1,10 @@
 // Chapter 39 demo: the end-to-end run on the book's corpus, one line per
-// stage: data, tokenizer, model, training with selection, the one test
+// stage: data, tokenizer, the chosen model, its training with selection, the one test
 // opening (decoder against the tuned bigram on the same window slots), the
 // checkpoint round trip and a cached continuation from the loaded model.
 // With --trace PATH it also writes every number the page and figures use,
-// including the alpha = 1 bigram on the same slots.
+// including every grid candidate's validation losses and the alpha = 1
+// bigram on the same slots.
 #include <cstdio>
 #include <exception>
 #include <filesystem>
