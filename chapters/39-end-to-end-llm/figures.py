@@ -116,7 +116,7 @@ def scores_table(trace: Trace) -> str:
     """The three test scores on the same slots, and each one's gap to the decoder."""
     decoder = trace["decoder"]["mean_nll"]
     rows = []
-    models = [("selected decoder", "decoder"),
+    models = [("chosen decoder", "decoder"),
               (f"bigram, α = {trace['tuned_alpha']:g} (tuned on validation)", "tuned_bigram"),
               ("bigram, α = 1 (the earlier edition's)", "add_one_bigram")]
     for name, key in models:
