@@ -1,9 +1,10 @@
 // Chapter 39 demo: the end-to-end run on the book's corpus, one line per
-// stage: data, tokenizer, model, training with selection, the one test
+// stage: data, tokenizer, the chosen model, its training with selection, the one test
 // opening (decoder against the tuned bigram on the same window slots), the
 // checkpoint round trip and a cached continuation from the loaded model.
 // With --trace PATH it also writes every number the page and figures use,
-// including the alpha = 1 bigram on the same slots.
+// including every grid candidate's validation losses and the alpha = 1
+// bigram on the same slots.
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -83,13 +84,26 @@ std::string checkpoint_summary(const ch39::Evidence& e) {
   return text;
 }
 
+demo::Json checkpoints_json(const std::vector<ch39::TrainingCheckpoint>& checkpoints) {
+  demo::Json json = demo::Json::array();
+  for (const ch39::TrainingCheckpoint& c : checkpoints)
+    json.push_back({{"step", c.step},
+                    {"train", c.train_loss},
+                    {"validation", c.validation_loss},
+                    {"selected", c.selected}});
+  return json;
+}
+
 demo::Json trace_json(const ch39::Evidence& e) {
-  demo::Json checkpoints = demo::Json::array();
-  for (const ch39::TrainingCheckpoint& c : e.checkpoints)
-    checkpoints.push_back({{"step", c.step},
-                           {"train", c.train_loss},
-                           {"validation", c.validation_loss},
-                           {"selected", c.selected}});
+  demo::Json grid = demo::Json::array();
+  for (const ch39::CandidateResult& result : e.grid)
+    grid.push_back({{"width", result.candidate.model_width},
+                    {"feed_forward", result.candidate.feed_forward},
+                    {"learning_rate", result.candidate.learning_rate},
+                    {"parameters", result.parameters},
+                    {"checkpoints", checkpoints_json(result.checkpoints)},
+                    {"selected_step", result.selected_step},
+                    {"selected_validation", result.selected_validation}});
   const auto score = [](const llm::ModelScore& s) {
     return demo::Json{{"mean_nll", s.mean_nll},
                       {"perplexity", s.perplexity},
@@ -98,12 +112,16 @@ demo::Json trace_json(const ch39::Evidence& e) {
   };
   return {{"documents", {e.train_ids.size(), e.validation_ids.size(), e.test_ids.size()}},
           {"update_batch", ch39::kUpdateBatch},
+          {"context", ch39::kContext},
+          {"updates", ch39::kUpdates},
+          {"grid", grid},
+          {"chosen", e.chosen},
           {"vocabulary", e.vocabulary},
           {"encoded_tokens", e.encoded_tokens},
           {"windows", e.windows},
           {"parameters", e.parameters},
           {"update_losses", e.update_losses},
-          {"checkpoints", checkpoints},
+          {"checkpoints", checkpoints_json(e.checkpoints)},
           {"selected_step", e.selected_step},
           {"tuned_alpha", e.tuned_alpha},
           {"tuned_validation", e.tuned_validation},
@@ -119,7 +137,11 @@ demo::Json trace_json(const ch39::Evidence& e) {
           {"checkpoint",
            {{"bytes", e.checkpoint_bytes}, {"header", e.header_bytes}, {"records", e.records}}},
           {"generation",
-           {{"prompt_ids", e.prompt_ids},
+           {{"prompt", ch39::kPrompt},
+            {"temperature", ch39::kTemperature},
+            {"top_k", ch39::kTopK},
+            {"seed", ch39::kGenerationSeed},
+            {"prompt_ids", e.prompt_ids},
             {"generated", e.cached.generated},
             {"text", e.text},
             {"cached_scores", e.cached_scores},
@@ -138,6 +160,7 @@ int main(int argc, char** argv) try {
                  : std::filesystem::temp_directory_path() / "llm-chapter39-checkpoint.llmcp";
   const ch39::Evidence e = ch39::run(checkpoint);
   const llm::FinalEvaluationReport& r = e.report;
+  const ch39::Candidate& chosen = ch39::kGrid[e.chosen];
   const bool isolated = e.gate_openings_before == 0 && e.gate_openings_after == 1 &&
                         r.recorded_graphs == 0 && r.parameters_unchanged && r.gradients_unchanged;
   std::vector<std::size_t> lengths;
@@ -157,7 +180,7 @@ int main(int argc, char** argv) try {
             << " vocabulary:" << e.vocabulary << " encoded_tokens:" << list(e.encoded_tokens)
             << '\n';
   std::cout << "model=layers:" << ch39::kLayers << " heads:" << ch39::kHeads
-            << " width:" << ch39::kModelWidth << " feed_forward:" << ch39::kFeedForward
+            << " width:" << chosen.model_width << " feed_forward:" << chosen.feed_forward
             << " context:" << ch39::kContext << " parameters:" << e.parameters
             << " update_batch_size:" << ch39::kUpdateBatch
             << " evaluation_batch_size:" << ch39::kEvaluationBatch << " windows:" << list(e.windows)

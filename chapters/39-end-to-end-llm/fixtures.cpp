@@ -36,37 +36,37 @@ llm::MiniBatchEpoch epoch(const llm::EncodedCorpusPartitions& encoded, Partition
 // endregion: end-to-end-epochs
 
 // region: end-to-end-training
-llm::DecoderConfig model_config(std::size_t vocabulary) {
+llm::DecoderConfig model_config(std::size_t vocabulary, const Candidate& candidate) {
   return llm::DecoderConfig{.vocabulary_size = vocabulary,
                             .layers = kLayers,
-                            .block = {.model_width = kModelWidth,
+                            .block = {.model_width = candidate.model_width,
                                       .heads = kHeads,
-                                      .feed_forward_width = kFeedForward,
+                                      .feed_forward_width = candidate.feed_forward,
                                       .context = kContext},
                             .head = llm::HeadTying::Tied};
 }
 
-/// One training run from seed 39: a constant rate, clipping at 1, scored
-/// before the first update and after the last; weight decay 0.
-llm::TrainingRun train(const llm::DecoderModel& model,
-                       const llm::EncodedCorpusPartitions& encoded) {
-  llm::AdamW optimizer(llm::AdamWConfig::create(kLearningRate, 0.9, 0.999, 1e-8, 0.0),
+llm::DecoderModel fresh_model(std::size_t vocabulary, const Candidate& candidate) {
+  llm::SplitMix64 generator(kSeed);
+  return llm::DecoderModel::initialized(model_config(vocabulary, candidate), generator);
+}
+
+/// One candidate's training run from seed 39: its constant rate, clipping
+/// at 1, weight decay 0, train and validation scored at kValidationSteps.
+llm::TrainingRun train(const llm::DecoderModel& model, const llm::EncodedCorpusPartitions& encoded,
+                       const Candidate& candidate) {
+  llm::AdamW optimizer(llm::AdamWConfig::create(candidate.learning_rate, 0.9, 0.999, 1e-8, 0.0),
                        llm::AdamWParameterGroups::partition(model.parameters(),
                                                             [](std::string_view) { return true; }));
   const llm::TrainerConfig config = llm::TrainerConfig::create(
-      llm::LearningRateSchedule::create(std::vector<double>(kUpdates, kLearningRate)),
-      {0, kUpdates}, kMaxGradientNorm);
+      llm::LearningRateSchedule::create(std::vector<double>(kUpdates, candidate.learning_rate)),
+      {kValidationSteps.begin(), kValidationSteps.end()}, kMaxGradientNorm);
   return llm::train_with_selection(
       llm::trainable_decoder(model), optimizer,
       epoch(encoded, Partition::Train, kUpdateBatch, llm::BatchOrder::shuffled(kSeed)),
       epoch(encoded, Partition::Train, kEvaluationBatch, llm::BatchOrder::sequential()),
       epoch(encoded, Partition::Validation, kEvaluationBatch, llm::BatchOrder::sequential()),
       config);
-}
-
-llm::DecoderModel fresh_model(std::size_t vocabulary) {
-  llm::SplitMix64 generator(kSeed);
-  return llm::DecoderModel::initialized(model_config(vocabulary), generator);
 }
 // endregion: end-to-end-training
 
@@ -174,23 +174,40 @@ Evidence run(const std::filesystem::path& checkpoint_path) {
   for (Partition p : {Partition::Train, Partition::Validation, Partition::Test})
     e.encoded_tokens.push_back(encoded.token_count(p));
 
-  // 3. Decoder, trained with validation selection, then replayed (chapters 32-33).
-  const llm::DecoderModel model = fresh_model(e.vocabulary);
-  const llm::TrainingRun run = train(model, encoded);
-  const llm::DecoderModel replay_model = fresh_model(e.vocabulary);
-  const llm::TrainingRun replay = train(replay_model, encoded);
-  e.replay_bitwise = same_run(run, replay);
-  e.parameters = model.parameter_count();
-  for (const llm::LossCheckpoint& c : run.checkpoints)
-    e.checkpoints.push_back({c.step, c.train.mean_loss, c.validation.mean_loss, c.selected});
+  // 3. Every candidate of the grid trained with validation selection; the
+  //    lowest kept validation loss chooses the configuration (chapter 33).
+  //    The test partition plays no part in it.
+  std::vector<llm::TrainingRun> runs;
+  for (const Candidate& candidate : kGrid) {
+    const llm::DecoderModel model = fresh_model(e.vocabulary, candidate);
+    runs.push_back(train(model, encoded, candidate));
+    CandidateResult result{candidate,
+                           model.parameter_count(),
+                           {},
+                           runs.back().selected.step,
+                           runs.back().selected.validation_loss};
+    for (const llm::LossCheckpoint& c : runs.back().checkpoints)
+      result.checkpoints.push_back({c.step, c.train.mean_loss, c.validation.mean_loss, c.selected});
+    if (e.grid.empty() || result.selected_validation < e.grid[e.chosen].selected_validation)
+      e.chosen = e.grid.size();
+    e.grid.push_back(result);
+  }
+  const Candidate& chosen = kGrid[e.chosen];
+  const llm::TrainingRun& run = runs[e.chosen];
+  e.parameters = e.grid[e.chosen].parameters;
+  e.checkpoints = e.grid[e.chosen].checkpoints;
+
+  // 4. The chosen candidate trained again from the same seed: bit for bit the same run.
+  const llm::DecoderModel replay_model = fresh_model(e.vocabulary, chosen);
+  e.replay_bitwise = same_run(run, train(replay_model, encoded, chosen));
   for (const llm::TrainingStep& s : run.steps) e.update_losses.push_back(s.train_loss);
   e.selected_step = run.selected.step;
   e.selected_validation = run.selected.validation_loss;
   e.optimizer_step = run.final_optimizer.step_count;
-  const llm::DecoderModel selected = fresh_model(e.vocabulary);
+  const llm::DecoderModel selected = fresh_model(e.vocabulary, chosen);
   selected.parameters().load(run.selected.parameters);
 
-  // 4. Baselines, fitted on train and frozen before the gate (chapter 7):
+  // 5. Baselines, fitted on train and frozen before the gate (chapter 7):
   //    alpha chosen on validation, and the earlier edition's alpha = 1.
   const llm::BigramBaseline tuned = llm::select_bigram_baseline(e.vocabulary, encoded);
   e.tuned_alpha = tuned.model.alpha();
@@ -198,7 +215,7 @@ Evidence run(const std::filesystem::path& checkpoint_path) {
   const llm::BigramModel add_one =
       llm::fit_bigram_on_training_partition(e.vocabulary, 1.0, encoded);
 
-  // 5. The test partition, opened once for the decoder and the tuned bigram (chapter 34).
+  // 6. The test partition, opened once for the decoder and the tuned bigram (chapter 34).
   const llm::MiniBatchEpoch test =
       epoch(encoded, Partition::Test, kEvaluationBatch, llm::BatchOrder::sequential());
   e.windows = {run.checkpoints.front().train.token_count / kContext,
@@ -211,7 +228,7 @@ Evidence run(const std::filesystem::path& checkpoint_path) {
   e.gate_openings_after = evaluator.gate_openings();
   e.add_one = bigram_slots(test, add_one);  // the same slots; nothing is chosen from it
 
-  // 6. Checkpoint: save the selected state, load it, compare (chapter 35).
+  // 7. Checkpoint: save the selected state, load it, compare (chapter 35).
   const llm::Checkpoint checkpoint = llm::Checkpoint::create(
       llm::CheckpointTokenizer::byte_pair(tokenizer),
       llm::checkpoint_model_config(selected.config()), run.selected.parameters,
@@ -236,7 +253,7 @@ Evidence run(const std::filesystem::path& checkpoint_path) {
   e.probe_logits_bitwise =
       bits_of(all_logits(selected, e.probe_ids)) == bits_of(all_logits(restored, e.probe_ids));
 
-  // 7. Generation from the loaded model, cached and uncached (chapters 36-38).
+  // 8. Generation from the loaded model, cached and uncached (chapters 36-38).
   e.prompt_ids = loaded_tokenizer->encode_content(std::string_view(kPrompt));
   const llm::GenerationConfig config{
       .policy = llm::SamplingPolicy::temperature_top_k(kTemperature, kTopK),
