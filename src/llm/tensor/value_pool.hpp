@@ -42,9 +42,11 @@ inline constexpr bool kEnabled = LLM_VALUE_POOL_ENABLED != 0;
 /// Buffers smaller than this many doubles are left to malloc (4 KiB).
 inline constexpr std::size_t kSmallestPooled = 512;
 
-/// The most buffers and bytes one thread's cache holds: enough for every
-/// buffer of chapter 40's training step, so a step reuses the last one's.
+/// The most buffers one thread's cache holds: more than chapter 40's
+/// training step frees, so a step reuses every buffer of the last one.
 inline constexpr std::size_t kMaximumBuffers = 4096;
+/// The most bytes one thread's cache holds (1 GiB): more than chapter 40's
+/// training step frees at its end.
 inline constexpr std::size_t kMaximumBytes = std::size_t{1} << 30;
 
 /// The capacity a fresh pooled buffer of `count` doubles gets: `count`
