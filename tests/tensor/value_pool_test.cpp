@@ -61,12 +61,39 @@ TEST(ValuePool, LeavesSmallBuffersToMallocAndStaysWithinItsBound) {
     for (int k = 0; k < 200; ++k)
       many.push_back(Tensor::zeros({kLarge + static_cast<std::size_t>(k)}));
   }
-  EXPECT_LE(value_pool::cached_bytes(), std::size_t{64} << 20);
+  EXPECT_LE(value_pool::cached_bytes(), value_pool::kMaximumBytes);
   if constexpr (value_pool::kEnabled) {
     EXPECT_GT(value_pool::cached_bytes(), before);
   } else {
     EXPECT_EQ(value_pool::cached_bytes(), 0u);
   }
+}
+
+TEST(ValuePool, RoundsAFreshBufferUpToItsSizeClassAndServesTheWholeClassFromIt) {
+  // Classes are a quarter of a power of two apart: 4096 is one, 4097 rounds
+  // up to 5120, and 5120 serves every count in (4096, 5120].
+  EXPECT_EQ(value_pool::pooled_capacity(value_pool::kSmallestPooled - 1),
+            value_pool::kSmallestPooled - 1);
+  if constexpr (!value_pool::kEnabled) {
+    EXPECT_EQ(value_pool::pooled_capacity(4097), 4097u);
+    return;
+  }
+  EXPECT_EQ(value_pool::pooled_capacity(4096), 4096u);
+  EXPECT_EQ(value_pool::pooled_capacity(4097), 5120u);
+  EXPECT_EQ(value_pool::pooled_capacity(5120), 5120u);
+  EXPECT_EQ(value_pool::pooled_capacity(7169), 8192u);
+  const double* first = nullptr;
+  {
+    const Tensor made = Tensor::filled({4097}, 2.0);
+    EXPECT_EQ(made.values().size(), 4097u);
+    first = made.values().data();
+  }
+  const Tensor larger = kernel_output({5120});  // same class: the same buffer, grown in place
+  EXPECT_EQ(larger.values().data(), first);
+  EXPECT_EQ(larger.size(), 5120u);
+  const Tensor other = Tensor::zeros({5121});  // the next class: a fresh buffer
+  EXPECT_NE(other.values().data(), first);
+  for (double value : other.values()) ASSERT_EQ(value, 0.0);
 }
 
 TEST(ValuePool, IsPerThread) {

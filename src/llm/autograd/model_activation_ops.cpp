@@ -74,14 +74,18 @@ TensorValue TensorValue::log() const {
 TensorValue TensorValue::silu() const {
   // stable_sigmoid never overflows, so silu(x) = x * sigmoid(x) is finite for
   // every finite x: -1000 gives -0, 1000 gives 1000.
-  const SharedTensor input = value().contiguous();  // saved context: the input, shared
-  Tensor result = map_values(input, [](double x) { return x * stable_sigmoid(x); });
+  // Saved context: the input (shared) and sigmoid(x), so the VJP multiplies
+  // instead of calling exp a second time for every element.
+  const SharedTensor input = value().contiguous();
+  const SharedTensor sigmoids = map_values(input, [](double x) { return stable_sigmoid(x); });
+  Tensor result = llm::mul(input, sigmoids);  // x * sigmoid(x), element by element
   // d/dx x*sigmoid(x) = sigmoid(x) * (1 + x * (1 - sigmoid(x)))
-  auto times_derivative = [input](const SharedTensor& upstream) {
+  auto times_derivative = [input, sigmoids](const SharedTensor& upstream) {
     const std::span<const double> inputs = input.contiguous_values();
+    const std::span<const double> sigmoid_values = sigmoids.contiguous_values();
     return each_element(upstream, [&](std::size_t k, double g) {
       const double x = inputs[k];
-      const double sigmoid = stable_sigmoid(x);
+      const double sigmoid = sigmoid_values[k];
       return g * (sigmoid * (1.0 + x * (1.0 - sigmoid)));
     });
   };

@@ -43,6 +43,8 @@ class TensorValue::ReversePass {
   void check_contribution(std::size_t child, std::size_t slot, std::size_t parent,
                           const SharedTensor& contribution) const;
   void accumulate(std::size_t node, SharedTensor contribution);
+  [[noreturn]] void refuse_pass_adjoint(std::size_t node, std::size_t index, double before,
+                                        double term) const;
   void validate_gradients() const;
   void record_nodes(TensorBackwardTrace& trace) const;
   void commit() noexcept;
@@ -179,33 +181,51 @@ void TensorValue::ReversePass::accumulate(std::size_t node, SharedTensor contrib
       in_place ? adjoint->exclusive_storage() + adjoint->offset() : fresh.mutable_values().data();
   const TensorView previous = adjoint->view();
   const TensorView terms = contribution.view();
+  // The common case, both row-major: one plain loop, the same sums and checks.
+  if (adjoint->is_contiguous() && contribution.is_contiguous()) {
+    const double* before = adjoint->contiguous_values().data();
+    const double* term = contribution.contiguous_values().data();
+    const std::size_t count = adjoint->size();
+    for (std::size_t index = 0; index < count; ++index) {
+      const double sum = before[index] + term[index];
+      if (!std::isfinite(sum)) refuse_pass_adjoint(node, index, before[index], term[index]);
+      sums[index] = sum;  // in place, sums is before: each element read before written
+    }
+    if (!in_place) adjoint = SharedTensor(std::move(fresh));
+    return;
+  }
   const Strides dense = row_major_strides(previous.shape());
   const double* previous_values = previous.storage().data();
   const double* term_values = terms.storage().data();
   std::size_t index = 0;  // row-major position, for the error's coordinate
-  for_each_offset<3>(
-      previous.shape(), {dense, previous.strides(), terms.strides()},
-      {0, previous.offset(), terms.offset()}, [&](const std::array<std::size_t, 3>& at) {
-        const double before = previous_values[at[1]];
-        const double term = term_values[at[2]];
-        const double sum = before + term;
-        // region: pass-adjoint-finite-check
-        if (!std::isfinite(sum)) {
-          throw TensorAutodiffError(TensorAutodiffErrorKind::NonFinitePassAdjoint,
-                                    {.operation = order_[node]->operation,
-                                     .node = node,
-                                     .label = order_[node]->label,
-                                     .coordinate = coordinate_from_offset(previous.shape(), index),
-                                     .value = before,
-                                     .other_value = term});
-        }
-        // endregion: pass-adjoint-finite-check
-        sums[at[0]] = sum;  // pass-local: a later throw discards it with the pass
-        ++index;
-      });
+  for_each_offset<3>(previous.shape(), {dense, previous.strides(), terms.strides()},
+                     {0, previous.offset(), terms.offset()},
+                     [&](const std::array<std::size_t, 3>& at) {
+                       const double before = previous_values[at[1]];
+                       const double term = term_values[at[2]];
+                       const double sum = before + term;
+                       // region: pass-adjoint-finite-check
+                       if (!std::isfinite(sum)) refuse_pass_adjoint(node, index, before, term);
+                       // endregion: pass-adjoint-finite-check
+                       sums[at[0]] = sum;  // pass-local: a later throw discards it with the pass
+                       ++index;
+                     });
   if (!in_place) adjoint = SharedTensor(std::move(fresh));
 }
 // endregion: tensor-reverse-pass
+
+// NonFinitePassAdjoint: bar(v)[index] = before + term is not finite.
+void TensorValue::ReversePass::refuse_pass_adjoint(std::size_t node, std::size_t index,
+                                                   double before, double term) const {
+  const Shape& shape = order_[node]->value.shape();
+  throw TensorAutodiffError(TensorAutodiffErrorKind::NonFinitePassAdjoint,
+                            {.operation = order_[node]->operation,
+                             .node = node,
+                             .label = order_[node]->label,
+                             .coordinate = coordinate_from_offset(shape, index),
+                             .value = before,
+                             .other_value = term});
+}
 
 // region: tensor-commit-and-release
 // Every reached parameter's stored gradient + pass adjoint must be finite;

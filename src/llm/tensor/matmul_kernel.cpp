@@ -169,21 +169,75 @@ const MatmulKernel& kernel_from_environment() {
   return kernel_named(text, "LLM_MATMUL_KERNEL");
 }
 
+// A run of N values (a panel's width or height, known at compile time), in
+// moves the compiler emits inline rather than one memcpy call per run.
+template <std::size_t N>
+void copy_run(const double* from, double* to) {
+  typedef double Pair __attribute__((vector_size(16)));
+  for (std::size_t k = 0; k < N; k += 2) {
+    Pair pair;
+    __builtin_memcpy(&pair, from + k, sizeof pair);
+    __builtin_memcpy(to + k, &pair, sizeof pair);
+  }
+}
+
+// `count` adjacent values; the usual panel sizes go through copy_run.
+void copy_values(const double* from, std::size_t count, double* to) {
+  switch (count) {
+    case 32:
+      return copy_run<32>(from, to);
+    case 16:
+      return copy_run<16>(from, to);
+    case 8:
+      return copy_run<8>(from, to);
+    case 4:
+      return copy_run<4>(from, to);
+    default:
+      for (std::size_t k = 0; k < count; ++k) to[k] = from[k];
+  }
+}
+
 // region: matmul-packing
 // B[depth block, column block] as panels of NR columns: panel q holds, for
 // each p, columns q*NR .. q*NR+NR-1 side by side; columns past the edge are
-// 0.0 (their results are never stored).
+// 0.0 (their results are never stored). Packing only copies values, so the
+// loop order is free: rows of B are copied as runs when its columns are
+// adjacent, columns as runs when its rows are (a transposed view, B = W^T).
 void pack_b(const Microkernel& tile, std::size_t depth, std::size_t columns, MatrixOperand b,
             double* packed) {
   const std::size_t nr = tile.columns;
   for (std::size_t first = 0; first < columns; first += nr) {
     const std::size_t width = std::min(nr, columns - first);
+    const double* block = b.data + first * b.column_stride;
+    if (b.row_stride == 1 && b.column_stride != 1) {
+      for (std::size_t j = 0; j < width; ++j) {
+        const double* column = block + j * b.column_stride;
+        for (std::size_t p = 0; p < depth; ++p) packed[p * nr + j] = column[p];
+      }
+      for (std::size_t p = 0; p < depth; ++p) std::fill_n(packed + p * nr + width, nr - width, 0.0);
+      packed += depth * nr;
+      continue;
+    }
     for (std::size_t p = 0; p < depth; ++p) {
-      const double* row = b.data + p * b.row_stride + first * b.column_stride;
-      for (std::size_t j = 0; j < width; ++j) packed[j] = row[j * b.column_stride];
-      for (std::size_t j = width; j < nr; ++j) packed[j] = 0.0;
+      const double* row = block + p * b.row_stride;
+      if (b.column_stride == 1) {
+        copy_values(row, width, packed);
+      } else {
+        for (std::size_t j = 0; j < width; ++j) packed[j] = row[j * b.column_stride];
+      }
+      std::fill_n(packed + width, nr - width, 0.0);
       packed += nr;
     }
+  }
+}
+
+// One full panel of MR rows of a row-major A (adjacent columns): for each p,
+// the MR rows' values side by side, with the row count known at compile time.
+template <std::size_t MR>
+void pack_full_rows(const double* block, std::size_t row_stride, std::size_t depth,
+                    double* packed) {
+  for (std::size_t p = 0; p < depth; ++p) {
+    for (std::size_t i = 0; i < MR; ++i) packed[p * MR + i] = block[i * row_stride + p];
   }
 }
 
@@ -194,10 +248,21 @@ void pack_a(const Microkernel& tile, std::size_t rows, std::size_t depth, Matrix
   const std::size_t mr = tile.rows;
   for (std::size_t first = 0; first < rows; first += mr) {
     const std::size_t height = std::min(mr, rows - first);
+    const double* block = a.data + first * a.row_stride;
+    if (height == mr && a.column_stride == 1 && (mr == 8 || mr == 4)) {
+      if (mr == 8) pack_full_rows<8>(block, a.row_stride, depth, packed);
+      if (mr == 4) pack_full_rows<4>(block, a.row_stride, depth, packed);
+      packed += depth * mr;
+      continue;
+    }
     for (std::size_t p = 0; p < depth; ++p) {
-      const double* column = a.data + first * a.row_stride + p * a.column_stride;
-      for (std::size_t i = 0; i < height; ++i) packed[i] = column[i * a.row_stride];
-      for (std::size_t i = height; i < mr; ++i) packed[i] = 0.0;
+      const double* column = block + p * a.column_stride;
+      if (a.row_stride == 1) {  // a transposed view: the panel's values for p are adjacent
+        copy_values(column, height, packed);
+      } else {
+        for (std::size_t i = 0; i < height; ++i) packed[i] = column[i * a.row_stride];
+      }
+      std::fill_n(packed + height, mr - height, 0.0);
       packed += mr;
     }
   }

@@ -1,19 +1,60 @@
-// The per-thread cache of large value buffers: 64 slots, 64 MiB at most.
+// The per-thread cache of value buffers: size classes a quarter of a power of
+// two apart, each a LIFO list of cached buffers, in fixed arrays (taking and
+// giving never allocate).
 #include "llm/tensor/value_pool.hpp"
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstdint>
+#include <memory>
+#include <new>
 #include <utility>
 
 namespace llm::value_pool {
 namespace {
 
-constexpr std::size_t kSlots = 64;
-constexpr std::size_t kMaximumBytes = std::size_t{64} << 20;
+// Class of a capacity c >= kSmallestPooled: with e = floor(log2 c) and the
+// quantum q = 2^(e-2), c lies in [4q, 8q); classes are 4q, 5q, 6q, 7q.
+constexpr std::size_t kClassesPerOctave = 4;
+constexpr std::size_t kOctaves = 64;
+constexpr std::size_t kClasses = kClassesPerOctave * kOctaves;
+constexpr std::uint16_t kNone = 0xFFFF;
+static_assert(kMaximumBuffers < kNone);
+static_assert(std::bit_width(kSmallestPooled) > 3);
+
+// The largest class whose size is at most `capacity` (a buffer of that
+// capacity can serve any count of the class).
+std::size_t class_at_most(std::size_t capacity) noexcept {
+  const std::size_t octave = static_cast<std::size_t>(std::bit_width(capacity)) - 1;
+  const std::size_t quantum = std::size_t{1} << (octave - 2);
+  return octave * kClassesPerOctave + (capacity / quantum - 4);
+}
+
+std::size_t class_size(std::size_t size_class) noexcept {
+  const std::size_t octave = size_class / kClassesPerOctave;
+  return (std::size_t{4} + size_class % kClassesPerOctave) << (octave - 2);
+}
+
+// The smallest class whose size is at least `count`.
+std::size_t class_at_least(std::size_t count) noexcept {
+  const std::size_t below = class_at_most(count);
+  return class_size(below) == count ? below : below + 1;
+}
 
 struct Cache {
-  std::array<std::vector<double>, kSlots> slots;  // empty vectors own nothing
+  std::array<std::vector<double>, kMaximumBuffers> slots;  // empty vectors own nothing
+  std::array<std::uint16_t, kMaximumBuffers> next;         // list links, per class or free
+  std::array<std::uint16_t, kClasses> head;                // first cached slot of each class
+  std::uint16_t free_head = 0;                             // first unused slot
   std::size_t bytes = 0;
+
+  Cache() noexcept {
+    head.fill(kNone);
+    for (std::size_t slot = 0; slot < kMaximumBuffers; ++slot) {
+      next[slot] = static_cast<std::uint16_t>(slot + 1 < kMaximumBuffers ? slot + 1 : kNone);
+    }
+  }
 };
 
 // The cache is reached through a plain pointer, so a Tensor destroyed after
@@ -22,9 +63,11 @@ struct Cache {
 thread_local Cache* cache = nullptr;
 thread_local bool cache_finished = false;
 
+// The cache itself is on the heap (about 100 KiB: too much to add to every
+// thread's static TLS); without memory for it, this thread caches nothing.
 struct CacheOwner {
-  Cache storage;
-  CacheOwner() noexcept { cache = &storage; }
+  std::unique_ptr<Cache> storage;
+  CacheOwner() noexcept : storage(new (std::nothrow) Cache) { cache = storage.get(); }
   ~CacheOwner() {
     cache = nullptr;
     cache_finished = true;
@@ -42,53 +85,63 @@ std::size_t bytes_of(const std::vector<double>& values) noexcept {
   return values.capacity() * sizeof(double);
 }
 
-// The cached buffer that fits `count` best (capacity in [count, 2 count],
-// holding at least `count` values), moved out of the cache; empty if none.
+// A cached buffer of `count`'s class (capacity at least count), moved out of
+// the cache with its size unchanged; empty if none.
 std::vector<double> take_cached(std::size_t count) noexcept {
   if (!kEnabled || count < kSmallestPooled) return {};
   Cache* pool = this_thread_cache();
   if (pool == nullptr) return {};
-  std::vector<double>* best = nullptr;
-  for (std::vector<double>& slot : pool->slots) {
-    const std::size_t capacity = slot.capacity();
-    if (slot.size() >= count && capacity <= 2 * count &&
-        (best == nullptr || capacity < best->capacity())) {
-      best = &slot;
-    }
-  }
-  if (best == nullptr) return {};
-  pool->bytes -= bytes_of(*best);
-  std::vector<double> values = std::move(*best);
-  *best = std::vector<double>();
+  const std::size_t size_class = class_at_least(count);
+  if (size_class >= kClasses) return {};
+  const std::uint16_t slot = pool->head[size_class];
+  if (slot == kNone) return {};
+  pool->head[size_class] = pool->next[slot];
+  pool->next[slot] = pool->free_head;
+  pool->free_head = slot;
+  std::vector<double> values = std::move(pool->slots[slot]);
+  pool->slots[slot] = std::vector<double>();
+  pool->bytes -= bytes_of(values);
   return values;
 }
 
 }  // namespace
 
+std::size_t pooled_capacity(std::size_t count) noexcept {
+  if (!kEnabled || count < kSmallestPooled) return count;
+  const std::size_t size_class = class_at_least(count);
+  return size_class < kClasses ? class_size(size_class) : count;
+}
+
 std::vector<double> take(std::size_t count) {
   std::vector<double> values = take_cached(count);
-  if (values.empty()) return std::vector<double>(count, 0.0);
+  if (values.capacity() == 0) values.reserve(pooled_capacity(count));
   values.assign(count, 0.0);  // within capacity: no allocation
   return values;
 }
 
 std::vector<double> take_for_overwrite(std::size_t count) noexcept {
   std::vector<double> values = take_cached(count);
-  values.resize(std::min(values.size(), count));  // shrinking: no allocation, no writes
+  // Shrinking writes nothing; growing (within the class's capacity) zeroes
+  // only the elements the buffer's last user did not have.
+  if (values.capacity() != 0) values.resize(count);
   return values;
 }
 
 void give(std::vector<double>&& values) noexcept {
   if (!kEnabled || values.capacity() < kSmallestPooled) return;
   Cache* pool = this_thread_cache();
-  if (pool == nullptr || pool->bytes + bytes_of(values) > kMaximumBytes) return;
-  for (std::vector<double>& slot : pool->slots) {
-    if (slot.capacity() == 0) {
-      pool->bytes += bytes_of(values);
-      slot = std::move(values);  // a move between vectors: no allocation
-      return;
-    }
+  if (pool == nullptr || pool->free_head == kNone ||
+      pool->bytes + bytes_of(values) > kMaximumBytes) {
+    return;
   }
+  const std::size_t size_class = class_at_most(values.capacity());
+  if (size_class >= kClasses) return;
+  const std::uint16_t slot = pool->free_head;
+  pool->free_head = pool->next[slot];
+  pool->next[slot] = pool->head[size_class];
+  pool->head[size_class] = slot;
+  pool->bytes += bytes_of(values);
+  pool->slots[slot] = std::move(values);  // a move between vectors: no allocation
 }
 
 std::size_t cached_bytes() noexcept {

@@ -57,6 +57,52 @@ double checked(double value, const std::string& name, std::size_t element,
   return value;
 }
 
+// One parameter's element updates (adamw-element-update) in the same
+// operations and order, with one finiteness test per element over all its
+// intermediates instead of one call per intermediate. Returns the first
+// element with a non-finite intermediate, which the checked loop then redoes
+// to name the quantity and throw; `count` when every element was updated.
+// `first_in` and `second_in` may be `first_out` and `second_out` (fresh
+// moments): each element reads its own before writing it.
+struct ElementInputs {
+  const double* theta;
+  const double* gradient;
+  const double* first;
+  const double* second;
+};
+struct ElementOutputs {
+  double* first;
+  double* second;
+  double* after;
+};
+std::size_t update_while_finite(const AdamWConfig& config, double first_correction,
+                                double second_correction, double decay_product, ElementInputs in,
+                                ElementOutputs out, std::size_t count) {
+  const double beta1 = config.beta1(), beta2 = config.beta2();
+  const double learning_rate = config.learning_rate(), epsilon = config.epsilon();
+  for (std::size_t i = 0; i < count; ++i) {
+    const double theta = in.theta[i];
+    const double g = in.gradient[i];
+    const double m = beta1 * in.first[i] + (1.0 - beta1) * g;
+    const double g_squared = g * g;
+    const double v = beta2 * in.second[i] + (1.0 - beta2) * g_squared;
+    const double m_hat = m / first_correction;
+    const double v_hat = v / second_correction;
+    const double adaptive = learning_rate * (m_hat / (std::sqrt(v_hat) + epsilon));
+    const double decay = decay_product * theta;
+    const double after = theta - adaptive - decay;
+    // x - x is +0 for a finite x and NaN otherwise, and NaN survives the sum.
+    const double finite_sum = (m - m) + (g_squared - g_squared) + (v - v) + (m_hat - m_hat) +
+                              (v_hat - v_hat) + (adaptive - adaptive) + (decay - decay) +
+                              (after - after);
+    if (finite_sum != 0.0) return i;  // NaN compares unequal
+    out.first[i] = m;
+    out.second[i] = v;
+    out.after[i] = after;
+  }
+  return count;
+}
+
 // g * s for every element of a stored gradient (AdamWStepOptions::gradient_scale).
 Tensor scaled_copy(const Tensor& gradient, double scale) {
   Tensor scaled = gradient;
@@ -319,7 +365,17 @@ AdamWStep AdamW::prepare_and_commit(const ParameterSet& parameters, const AdamWS
     AdamWParameterUpdate update{entry.name, before.shape(), decays, {}, {}, {}, {}, {}, {}, {}, {},
                                 {}};
     std::vector<double> after(before.size());
-    for (std::size_t i = 0; i < before.size(); ++i) {
+    // Without a trace, the unchecked-per-intermediate loop does the work; the
+    // checked loop below starts where it stopped (at the end, or at the
+    // element whose error it must report).
+    const std::size_t first_unchecked =
+        keep_trace ? 0
+                   : update_while_finite(
+                         config, result.first_correction, result.second_correction, decay_product,
+                         {before.values().data(), gradient.values().data(), moments.first.data(),
+                          moments.second.data()},
+                         {next.first.data(), next.second.data(), after.data()}, before.size());
+    for (std::size_t i = first_unchecked; i < before.size(); ++i) {
       // region: adamw-element-update
       const double theta = before.values()[i];
       const double g = gradient.values()[i];
