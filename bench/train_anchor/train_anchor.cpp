@@ -193,6 +193,20 @@ struct Block {
   torch::Tensor attention_gain, query, key, value, output, feed_forward_gain, gate, up, down;
 };
 
+// A block's two gains (ones) and its attention projections Q, K, V and O
+// [D, D], drawn in that order (O as a residual projection); each model then
+// draws its own feed-forward matrices.
+Block attention_block(Initializer& draw, std::size_t width) {
+  Block block;
+  block.attention_gain = draw.ones(width);
+  block.feed_forward_gain = draw.ones(width);
+  block.query = draw.matrix(width, width);
+  block.key = draw.matrix(width, width);
+  block.value = draw.matrix(width, width);
+  block.output = draw.matrix(width, width, true);
+  return block;
+}
+
 // What the training loop needs of a model: its parameters in AdamW's two
 // groups and its loss. Both models keep N blocks and a final gain.
 class AnchorModel {
@@ -270,13 +284,7 @@ class AnchorDecoder : public AnchorModel {
     const std::size_t d = config.model_width, f = config.feed_forward_width;
     embedding_ = draw.matrix(vocabulary, d);  // V * D draws first, as DecoderModel draws them
     for (std::size_t layer = 0; layer < config.layers; ++layer) {
-      Block block;
-      block.attention_gain = draw.ones(d);
-      block.feed_forward_gain = draw.ones(d);
-      block.query = draw.matrix(d, d);
-      block.key = draw.matrix(d, d);
-      block.value = draw.matrix(d, d);
-      block.output = draw.matrix(d, d, true);
+      Block block = attention_block(draw, d);
       block.gate = draw.matrix(d, f);
       block.up = draw.matrix(d, f);
       block.down = draw.matrix(f, d, true);
@@ -364,13 +372,7 @@ class Gpt2Decoder : public AnchorModel {
     embedding_ = draw.matrix(vocabulary, d);
     positions_ = draw.matrix(config.context, d);
     for (std::size_t layer = 0; layer < config.layers; ++layer) {
-      Block block;
-      block.attention_gain = draw.ones(d);
-      block.feed_forward_gain = draw.ones(d);
-      block.query = draw.matrix(d, d);
-      block.key = draw.matrix(d, d);
-      block.value = draw.matrix(d, d);
-      block.output = draw.matrix(d, d, true);
+      Block block = attention_block(draw, d);
       block.up = draw.matrix(d, 4 * d);
       block.down = draw.matrix(4 * d, d, true);
       blocks_.push_back(block);
