@@ -226,7 +226,7 @@ double attention_objective(const Tensor& q, const Tensor& k, const Tensor& v,
 }  // namespace
 
 GradientCheckEvidence gradient_check_evidence(const AttentionEvidence& primary) {
-  // Every coordinate of Q, K and V, moved one at a time (the loop chapter 28 shares).
+  // Every coordinate of Q, K and V moved in turn: chapters/common/demo_attention_check.hpp.
   return demo::attention_gradient_check(primary, attention_objective, kGradcheckStep,
                                         kGradcheckTolerance);
 }

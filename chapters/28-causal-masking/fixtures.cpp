@@ -316,7 +316,7 @@ double causal_objective(const Tensor& q, const Tensor& k, const Tensor& v, const
 }  // namespace
 
 GradientCheckEvidence gradient_check_evidence(const CausalEvidence& primary) {
-  // Every coordinate of Q, K and V, moved one at a time (chapter 27's loop, shared).
+  // Every coordinate of Q, K and V moved in turn: chapters/common/demo_attention_check.hpp.
   return demo::attention_gradient_check(primary, causal_objective, kGradcheckStep,
                                         kGradcheckTolerance);
 }
