@@ -4,7 +4,6 @@
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
-#include <string>
 #include <vector>
 
 #include "bench_cases.hpp"
@@ -23,8 +22,7 @@ void matmul_openblas(benchmark::State& state) {
                 0.0, c.data(), n);
     benchmark::DoNotOptimize(c.data());
   }
-  state.counters["flops"] =
-      benchmark::Counter(2.0 * n * n * n, benchmark::Counter::kIsIterationInvariantRate);
+  set_flops(state, 2.0 * n * n * n);
 }
 
 // [8, 64, 64] @ [64, 64] is one [512, 64] @ [64, 64] product for row-major data.
@@ -39,8 +37,7 @@ void matmul_batched_openblas(benchmark::State& state) {
                 n, 0.0, c.data(), n);
     benchmark::DoNotOptimize(c.data());
   }
-  state.counters["flops"] =
-      benchmark::Counter(2.0 * rows * n * n, benchmark::Counter::kIsIterationInvariantRate);
+  set_flops(state, 2.0 * rows * n * n);
 }
 
 // A ProductShape in cblas_dgemm: the right operand stored as shaped (or as
@@ -59,8 +56,7 @@ void product_openblas(benchmark::State& state, ProductShape shape, int threads) 
     benchmark::DoNotOptimize(c.data());
   }
   openblas_set_num_threads(1);
-  state.counters["flops"] =
-      benchmark::Counter(2.0 * m * n * k, benchmark::Counter::kIsIterationInvariantRate);
+  set_flops(state, 2.0 * m * n * k);
 }
 
 void decode_openblas(benchmark::State& state, ProductShape shape) {
@@ -72,21 +68,7 @@ void threads_openblas(benchmark::State& state, ProductShape shape) {
 }
 
 const int registered = [] {
-  for (const ProductShape& shape : kDecodeShapes) {
-    benchmark::RegisterBenchmark((std::string("matmul_decode/openblas/") + shape.name).c_str(),
-                                 decode_openblas, shape)
-        ->Apply(repeated)
-        ->Unit(benchmark::kMicrosecond);
-  }
-  for (const ProductShape& shape : kThreadShapes) {
-    benchmark::RegisterBenchmark((std::string("matmul_threads/openblas/") + shape.name).c_str(),
-                                 threads_openblas, shape)
-        ->ArgsProduct({kThreadCounts})
-        ->ArgName("threads")
-        ->UseRealTime()
-        ->Apply(repeated)
-        ->Unit(benchmark::kMicrosecond);
-  }
+  register_product_benchmarks("openblas", decode_openblas, threads_openblas);
   return 0;
 }();
 

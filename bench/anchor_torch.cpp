@@ -41,8 +41,7 @@ void matmul_torch(benchmark::State& state) {
   const torch::Tensor b = tensor_of(sample_values(count, 2), {n, n});
   torch::NoGradGuard no_grad;
   for (auto _ : state) benchmark::DoNotOptimize(torch::matmul(a, b));
-  state.counters["flops"] = benchmark::Counter(2.0 * static_cast<double>(n * n * n),
-                                               benchmark::Counter::kIsIterationInvariantRate);
+  set_flops(state, 2.0 * static_cast<double>(n * n * n));
 }
 
 void matmul_batched_torch(benchmark::State& state) {
@@ -53,8 +52,7 @@ void matmul_batched_torch(benchmark::State& state) {
   const torch::Tensor b = tensor_of(sample_values(kBatchedSize * kBatchedSize, 4), {n, n});
   torch::NoGradGuard no_grad;
   for (auto _ : state) benchmark::DoNotOptimize(torch::matmul(a, b));
-  state.counters["flops"] = benchmark::Counter(2.0 * static_cast<double>(batch * n * n * n),
-                                               benchmark::Counter::kIsIterationInvariantRate);
+  set_flops(state, 2.0 * static_cast<double>(batch * n * n * n));
 }
 
 void zero_grads(std::initializer_list<torch::Tensor> parameters) {
@@ -252,28 +250,9 @@ void decoder_step_threads_torch(benchmark::State& state, DecoderSize size) {
 }
 
 const int registered_decoder = [] {
-  for (const DecoderSize& size : kDecoderSizes) {
-    const std::string suffix = std::string("/") + size.name;
-    benchmark::RegisterBenchmark(("decoder_step/torch" + suffix).c_str(), decoder_step_torch, size)
-        ->Apply(repeated)
-        ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark(("decoder_forward/torch" + suffix).c_str(), decoder_forward_torch,
-                                 size)
-        ->Apply(repeated)
-        ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark(("decoder_forward_backward/torch" + suffix).c_str(),
-                                 decoder_forward_backward_torch, size)
-        ->Apply(repeated)
-        ->Unit(benchmark::kMicrosecond);
-  }
-  const DecoderSize& chapter40 = kDecoderSizes[1];
-  benchmark::RegisterBenchmark((std::string("decoder_threads/torch/") + chapter40.name).c_str(),
-                               decoder_step_threads_torch, chapter40)
-      ->ArgsProduct({kThreadCounts})
-      ->ArgName("threads")
-      ->UseRealTime()
-      ->Apply(repeated)
-      ->Unit(benchmark::kMicrosecond);
+  register_decoder_benchmarks(
+      "torch", {decoder_step_torch, decoder_forward_torch, decoder_forward_backward_torch,
+                decoder_step_threads_torch});
   return 0;
 }();
 #endif

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace bench {
@@ -95,6 +96,47 @@ inline void repeated(benchmark::internal::Benchmark* benchmark) {
       "min", [](const std::vector<double>& values) {
         return *std::min_element(values.begin(), values.end());
       });
+}
+
+/// For benchmarks on several threads, Apply()'d after their arguments:
+/// one run per count of kThreadCounts (argument `threads`), wall time
+/// (the calling thread's CPU time misses the other threads' work), then
+/// repeated() in microseconds. Meaningful on a quiet machine only.
+inline void on_thread_counts(benchmark::internal::Benchmark* benchmark) {
+  benchmark->ArgsProduct({kThreadCounts})
+      ->ArgName("threads")
+      ->UseRealTime()
+      ->Apply(repeated)
+      ->Unit(benchmark::kMicrosecond);
+}
+
+/// Reports `flops` floating-point operations per iteration as a rate
+/// (the counter `flops`, in operations per second).
+inline void set_flops(benchmark::State& state, double flops) {
+  state.counters["flops"] =
+      benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+/// A benchmark of one product shape.
+using ProductBenchmark = void (*)(benchmark::State&, ProductShape);
+
+/// Registers `matmul_decode/<implementation>/<shape>` for every decode
+/// shape (one thread) and `matmul_threads/<implementation>/<shape>` for
+/// every thread shape on kThreadCounts, so every implementation times the
+/// same cases under the same names.
+inline void register_product_benchmarks(const std::string& implementation, ProductBenchmark decode,
+                                        ProductBenchmark threads) {
+  for (const ProductShape& shape : kDecodeShapes) {
+    benchmark::RegisterBenchmark(("matmul_decode/" + implementation + "/" + shape.name).c_str(),
+                                 decode, shape)
+        ->Apply(repeated)
+        ->Unit(benchmark::kMicrosecond);
+  }
+  for (const ProductShape& shape : kThreadShapes) {
+    benchmark::RegisterBenchmark(("matmul_threads/" + implementation + "/" + shape.name).c_str(),
+                                 threads, shape)
+        ->Apply(on_thread_counts);
+  }
 }
 
 /// Token ids and targets for the chain: position p reads id (7 p + 3) mod V.

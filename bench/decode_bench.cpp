@@ -61,8 +61,7 @@ void rows_matmul(benchmark::State& state) {
   const llm::TensorValue w = llm::TensorValue::constant(
       llm::Tensor(llm::Shape{128, 128}, std::vector<double>(128 * 128, 0.25)));
   for (auto _ : state) benchmark::DoNotOptimize(x.matmul(w).value().size());
-  state.counters["flops"] = benchmark::Counter(2.0 * static_cast<double>(rows) * 128 * 128,
-                                               benchmark::Counter::kIsIterationInvariantRate);
+  set_flops(state, 2.0 * static_cast<double>(rows) * 128 * 128);
 }
 
 }  // namespace

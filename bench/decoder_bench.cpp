@@ -120,28 +120,8 @@ void decoder_step_threads_ours(benchmark::State& state, DecoderSize size) {
 }
 
 const int registered = [] {
-  for (const DecoderSize& size : kDecoderSizes) {
-    const std::string suffix = std::string("/") + size.name;
-    benchmark::RegisterBenchmark(("decoder_step/ours" + suffix).c_str(), decoder_step_ours, size)
-        ->Apply(repeated)
-        ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark(("decoder_forward/ours" + suffix).c_str(), decoder_forward_ours,
-                                 size)
-        ->Apply(repeated)
-        ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark(("decoder_forward_backward/ours" + suffix).c_str(),
-                                 decoder_forward_backward_ours, size)
-        ->Apply(repeated)
-        ->Unit(benchmark::kMicrosecond);
-  }
-  const DecoderSize& chapter40 = kDecoderSizes[1];
-  benchmark::RegisterBenchmark((std::string("decoder_threads/ours/") + chapter40.name).c_str(),
-                               decoder_step_threads_ours, chapter40)
-      ->ArgsProduct({kThreadCounts})
-      ->ArgName("threads")
-      ->UseRealTime()
-      ->Apply(repeated)
-      ->Unit(benchmark::kMicrosecond);
+  register_decoder_benchmarks("ours", {decoder_step_ours, decoder_forward_ours,
+                                       decoder_forward_backward_ours, decoder_step_threads_ours});
   return 0;
 }();
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_cases.hpp"
 #include "llm/models/decoder_model.hpp"
 #include "llm/nn/splitmix64.hpp"
 
@@ -102,6 +103,37 @@ inline DecoderBatch decoder_batch(const DecoderSize& size) {
     batch.targets.insert(batch.targets.end(), sequence.begin() + 1, sequence.end());
   }
   return batch;
+}
+
+/// One implementation's decoder benchmarks, each over one DecoderSize: a
+/// whole training step, the forward pass, forward and backward, and the
+/// step on several threads (the thread count is the benchmark's argument).
+struct DecoderBenchmarks {
+  using Function = void (*)(benchmark::State&, DecoderSize);
+  Function step, forward, forward_backward, step_threads;
+};
+
+/// Registers `decoder_step`, `decoder_forward` and `decoder_forward_backward`
+/// `/<implementation>/<size>` for every size, and `decoder_threads/
+/// <implementation>/chapter40` on kThreadCounts: the same names for ours and
+/// libtorch, so bench_main pairs them.
+inline void register_decoder_benchmarks(const std::string& implementation,
+                                        const DecoderBenchmarks& benchmarks) {
+  for (const DecoderSize& size : kDecoderSizes) {
+    const std::string suffix = "/" + implementation + "/" + size.name;
+    for (const auto& [name, function] :
+         {std::pair{"decoder_step", benchmarks.step},
+          std::pair{"decoder_forward", benchmarks.forward},
+          std::pair{"decoder_forward_backward", benchmarks.forward_backward}}) {
+      benchmark::RegisterBenchmark((name + suffix).c_str(), function, size)
+          ->Apply(repeated)
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
+  const DecoderSize& chapter40 = kDecoderSizes[1];
+  benchmark::RegisterBenchmark(("decoder_threads/" + implementation + "/" + chapter40.name).c_str(),
+                               benchmarks.step_threads, chapter40)
+      ->Apply(on_thread_counts);
 }
 
 /// The losses of the first kComparedSteps steps of our implementation and of

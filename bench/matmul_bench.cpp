@@ -2,34 +2,18 @@
 // with the textbook loop it is bit-identical to (checked before timing).
 #include <benchmark/benchmark.h>
 
-#include <bit>
 #include <cstdint>
 #include <string>
 
 #include "bench_cases.hpp"
 #include "llm/tensor/matmul.hpp"
+#include "same_bits.hpp"
 
 namespace bench {
 namespace {
 
 llm::Tensor square(std::size_t n, std::uint64_t seed) {
   return llm::Tensor({n, n}, sample_values(n * n, seed));
-}
-
-bool same_bits(const llm::Tensor& a, const llm::Tensor& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t k = 0; k < a.size(); ++k) {
-    if (std::bit_cast<std::uint64_t>(a.values()[k]) !=
-        std::bit_cast<std::uint64_t>(b.values()[k])) {
-      return false;
-    }
-  }
-  return true;
-}
-
-void set_flops(benchmark::State& state, double flops_per_iteration) {
-  state.counters["flops"] =
-      benchmark::Counter(flops_per_iteration, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void matmul_ours(benchmark::State& state) {

@@ -4,7 +4,6 @@
 // threads. Every case checks its bits against the textbook loop first.
 #include <benchmark/benchmark.h>
 
-#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,25 +12,10 @@
 #include "llm/tensor/matmul.hpp"
 #include "llm/tensor/matmul_kernel.hpp"
 #include "llm/tensor/parallel.hpp"
+#include "same_bits.hpp"
 
 namespace bench {
 namespace {
-
-bool same_bits(const llm::Tensor& a, const llm::Tensor& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t k = 0; k < a.size(); ++k) {
-    if (std::bit_cast<std::uint64_t>(a.values()[k]) !=
-        std::bit_cast<std::uint64_t>(b.values()[k])) {
-      return false;
-    }
-  }
-  return true;
-}
-
-void set_flops(benchmark::State& state, double multiply_adds) {
-  state.counters["flops"] =
-      benchmark::Counter(2.0 * multiply_adds, benchmark::Counter::kIsIterationInvariantRate);
-}
 
 // The operands of a shape: left [rows, depth]; right [depth, columns], stored
 // transposed when the shape says so.
@@ -73,7 +57,7 @@ void matmul_kernel_named(benchmark::State& state, std::string name, std::int64_t
     multiply();
     benchmark::DoNotOptimize(c.values().data());
   }
-  set_flops(state, static_cast<double>(n * n * n));
+  set_flops(state, 2.0 * static_cast<double>(n * n * n));
 }
 
 void matmul_shape_ours(benchmark::State& state, ProductShape shape) {
@@ -83,7 +67,7 @@ void matmul_shape_ours(benchmark::State& state, ProductShape shape) {
                                         ? 1
                                         : 0;
   for (auto _ : state) benchmark::DoNotOptimize(llm::matmul(operands.left, operands.right()));
-  set_flops(state, static_cast<double>(shape.rows * shape.depth * shape.columns));
+  set_flops(state, 2.0 * static_cast<double>(shape.rows * shape.depth * shape.columns));
 }
 
 // With several threads the calling thread's CPU time misses the workers'
@@ -98,7 +82,7 @@ void matmul_threads_ours(benchmark::State& state, ProductShape shape) {
                                         : 0;
   for (auto _ : state) benchmark::DoNotOptimize(llm::matmul(operands.left, operands.right()));
   llm::set_thread_count(previous);
-  set_flops(state, static_cast<double>(shape.rows * shape.depth * shape.columns));
+  set_flops(state, 2.0 * static_cast<double>(shape.rows * shape.depth * shape.columns));
 }
 
 const int registered = [] {
@@ -111,21 +95,7 @@ const int registered = [] {
           ->Unit(benchmark::kMicrosecond);
     }
   }
-  for (const ProductShape& shape : kDecodeShapes) {
-    benchmark::RegisterBenchmark((std::string("matmul_decode/ours/") + shape.name).c_str(),
-                                 matmul_shape_ours, shape)
-        ->Apply(repeated)
-        ->Unit(benchmark::kMicrosecond);
-  }
-  for (const ProductShape& shape : kThreadShapes) {
-    benchmark::RegisterBenchmark((std::string("matmul_threads/ours/") + shape.name).c_str(),
-                                 matmul_threads_ours, shape)
-        ->ArgsProduct({kThreadCounts})
-        ->ArgName("threads")
-        ->UseRealTime()
-        ->Apply(repeated)
-        ->Unit(benchmark::kMicrosecond);
-  }
+  register_product_benchmarks("ours", matmul_shape_ours, matmul_threads_ours);
   return 0;
 }();
 

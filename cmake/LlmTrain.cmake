@@ -59,7 +59,7 @@ if(LLM_BENCH)
   find_package(Torch QUIET)
   if(Torch_FOUND)
     add_executable(llm-train-anchor bench/train_anchor/train_anchor.cpp)
-    target_link_libraries(llm-train-anchor PRIVATE llm_text_dataset llm_train_run_config llm_nn
+    target_link_libraries(llm-train-anchor PRIVATE llm_text_dataset llm_train_run llm_nn
                           ${TORCH_LIBRARIES} nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS})
     target_compile_definitions(llm-train-anchor PRIVATE
                                LLM_TINY_SHAKESPEARE="${LLM_TINY_SHAKESPEARE}")

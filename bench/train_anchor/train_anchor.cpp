@@ -16,11 +16,9 @@
 #include <getopt.h>
 #include <torch/torch.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -34,6 +32,7 @@
 #include "llm/nn/init.hpp"
 #include "llm/text/text_dataset.hpp"
 #include "llm/training/random_windows.hpp"
+#include "llm/training/run_measurement.hpp"
 #include "llm/training/train_run_config.hpp"
 
 namespace {
@@ -111,51 +110,18 @@ Options parse_options(int argc, char** argv) {
 
 // ---------------------------------------------------------------- clocks
 
-double seconds_of(clockid_t clock) {
-  timespec now{};
-  clock_gettime(clock, &now);
-  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+// The three clocks and the load average of src/llm/training/run_measurement.hpp,
+// written as make train's log writes them, so the two logs compare like with like.
+Json clocks_json(const llm::RunClocks& clocks) {
+  return {{"wall_seconds", clocks.wall},
+          {"thread_cpu_seconds", clocks.thread_cpu},
+          {"process_cpu_seconds", clocks.process_cpu}};
 }
-
-struct Clocks {
-  double wall = 0, thread_cpu = 0, process_cpu = 0;
-  static Clocks now() {
-    return {seconds_of(CLOCK_MONOTONIC), seconds_of(CLOCK_THREAD_CPUTIME_ID),
-            seconds_of(CLOCK_PROCESS_CPUTIME_ID)};
-  }
-  Clocks operator-(const Clocks& start) const {
-    return {wall - start.wall, thread_cpu - start.thread_cpu, process_cpu - start.process_cpu};
-  }
-  Clocks& operator+=(const Clocks& more) {
-    wall += more.wall;
-    thread_cpu += more.thread_cpu;
-    process_cpu += more.process_cpu;
-    return *this;
-  }
-  Json to_json() const {
-    return {{"wall_seconds", wall},
-            {"thread_cpu_seconds", thread_cpu},
-            {"process_cpu_seconds", process_cpu}};
-  }
-};
 
 Json load_average() {
-  double loads[3] = {0, 0, 0};
-  if (getloadavg(loads, 3) != 3) return nullptr;
-  return {loads[0], loads[1], loads[2]};
-}
-
-// The first /proc/cpuinfo line whose key is exactly `key`, its value.
-std::string cpuinfo_field(const std::string& key) {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);) {
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    std::string name = line.substr(0, colon);
-    name.erase(name.find_last_not_of(" \t") + 1);
-    if (name == key) return colon + 2 <= line.size() ? line.substr(colon + 2) : "";
-  }
-  return "unknown";
+  const auto loads = llm::load_average();
+  if (!loads) return nullptr;
+  return Json::array({(*loads)[0], (*loads)[1], (*loads)[2]});
 }
 
 // The core OpenBLAS chose on this CPU (what OPENBLAS_VERBOSE=2 prints).
@@ -222,16 +188,48 @@ struct Initializer {
   }
 };
 
-// What the training loop needs of a model.
+// One block's parameters; the GPT-2 comparison leaves `gate` undefined.
+struct Block {
+  torch::Tensor attention_gain, query, key, value, output, feed_forward_gain, gate, up, down;
+};
+
+// A block's two gains (ones) and its attention projections Q, K, V and O
+// [D, D], drawn in that order (O as a residual projection); each model then
+// draws its own feed-forward matrices.
+Block attention_block(Initializer& draw, std::size_t width) {
+  Block block;
+  block.attention_gain = draw.ones(width);
+  block.feed_forward_gain = draw.ones(width);
+  block.query = draw.matrix(width, width);
+  block.key = draw.matrix(width, width);
+  block.value = draw.matrix(width, width);
+  block.output = draw.matrix(width, width, true);
+  return block;
+}
+
+// What the training loop needs of a model: its parameters in AdamW's two
+// groups and its loss. Both models keep N blocks and a final gain.
 class AnchorModel {
  public:
   virtual ~AnchorModel() = default;
   /// Parameters of two or more dimensions: AdamW decays them (nanoGPT's rule).
   virtual std::vector<torch::Tensor> matrices() const = 0;
-  /// The rest (norm gains): no decay.
-  virtual std::vector<torch::Tensor> gains() const = 0;
+  /// The rest, the norm gains of every block and the final one: no decay.
+  std::vector<torch::Tensor> gains() const {
+    std::vector<torch::Tensor> result;
+    for (const Block& b : blocks_) {
+      result.push_back(b.attention_gain);
+      result.push_back(b.feed_forward_gain);
+    }
+    result.push_back(final_gain_);
+    return result;
+  }
   /// The mean next-token NLL of `targets` [B, T] given `inputs` [B, T].
   virtual torch::Tensor loss(const torch::Tensor& inputs, const torch::Tensor& targets) const = 0;
+
+ protected:
+  std::vector<Block> blocks_;
+  torch::Tensor final_gain_;
 };
 
 torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k,
@@ -246,16 +244,33 @@ torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k,
   return weights.matmul(v);
 }
 
+// Causal multi-head attention of x [B, T, D] with one block's projections:
+// Q, K and V split into heads [B, H, T, Dh], `position` applied to the
+// queries and keys (RoPE, or nothing), attention, heads merged, projected.
+// Q, K and V are recorded in that order, whatever the compiler's order of
+// argument evaluation: the order fixes how autograd sums x's gradient.
+template <class Position>
+torch::Tensor multi_head_attention(const torch::Tensor& x, const Block& b, std::int64_t heads,
+                                   const torch::Tensor& future, Position position) {
+  const auto batch = x.size(0), tokens = x.size(1), width = x.size(2) / heads;
+  const auto split = [&](const torch::Tensor& u) {
+    return u.reshape({batch, tokens, heads, width}).transpose(1, 2);
+  };
+  const torch::Tensor q = position(split(x.matmul(b.query)));
+  const torch::Tensor k = position(split(x.matmul(b.key)));
+  const torch::Tensor v = split(x.matmul(b.value));
+  return causal_attention(q, k, v, future)
+      .transpose(1, 2)
+      .reshape({batch, tokens, x.size(2)})
+      .matmul(b.output);
+}
+
 torch::Tensor tied_loss(const torch::Tensor& hidden, const torch::Tensor& embedding,
                         const torch::Tensor& targets) {
   const torch::Tensor logits = hidden.matmul(embedding.t());  // [B, T, V]
   return torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}),
                                               targets.reshape({-1}));
 }
-
-struct Block {
-  torch::Tensor attention_gain, query, key, value, output, feed_forward_gain, gate, up, down;
-};
 
 // The chapter-32 decoder: token embedding E [V, D]; N pre-norm blocks
 // (RMSNorm, causal multi-head attention with RoPE on adjacent pairs, residual;
@@ -269,13 +284,7 @@ class AnchorDecoder : public AnchorModel {
     const std::size_t d = config.model_width, f = config.feed_forward_width;
     embedding_ = draw.matrix(vocabulary, d);  // V * D draws first, as DecoderModel draws them
     for (std::size_t layer = 0; layer < config.layers; ++layer) {
-      Block block;
-      block.attention_gain = draw.ones(d);
-      block.feed_forward_gain = draw.ones(d);
-      block.query = draw.matrix(d, d);
-      block.key = draw.matrix(d, d);
-      block.value = draw.matrix(d, d);
-      block.output = draw.matrix(d, d, true);
+      Block block = attention_block(draw, d);
       block.gate = draw.matrix(d, f);
       block.up = draw.matrix(d, f);
       block.down = draw.matrix(f, d, true);
@@ -310,15 +319,6 @@ class AnchorDecoder : public AnchorModel {
     }
     return result;
   }
-  std::vector<torch::Tensor> gains() const override {
-    std::vector<torch::Tensor> result;
-    for (const Block& b : blocks_) {
-      result.push_back(b.attention_gain);
-      result.push_back(b.feed_forward_gain);
-    }
-    result.push_back(final_gain_);
-    return result;
-  }
 
   // The mean next-token NLL of `targets` [B, T] given `inputs` [B, T].
   torch::Tensor loss(const torch::Tensor& inputs, const torch::Tensor& targets) const override {
@@ -345,19 +345,8 @@ class AnchorDecoder : public AnchorModel {
   }
 
   torch::Tensor attention(const torch::Tensor& x, const Block& b) const {
-    const auto batch = x.size(0), tokens = x.size(1);
-    const auto heads = static_cast<std::int64_t>(config_.heads);
-    const auto width = x.size(2) / heads;
-    auto split = [&](const torch::Tensor& u) {
-      return u.reshape({batch, tokens, heads, width}).transpose(1, 2);
-    };
-    const torch::Tensor q = rotate(split(x.matmul(b.query)));
-    const torch::Tensor k = rotate(split(x.matmul(b.key)));
-    const torch::Tensor v = split(x.matmul(b.value));
-    return causal_attention(q, k, v, future_)
-        .transpose(1, 2)
-        .reshape({batch, tokens, x.size(2)})
-        .matmul(b.output);
+    return multi_head_attention(x, b, static_cast<std::int64_t>(config_.heads), future_,
+                                [this](const torch::Tensor& u) { return rotate(u); });
   }
 
   torch::Tensor feed_forward(const torch::Tensor& x, const Block& b) const {
@@ -366,8 +355,6 @@ class AnchorDecoder : public AnchorModel {
 
   llm::TrainRunConfig config_;
   torch::Tensor embedding_;
-  std::vector<Block> blocks_;
-  torch::Tensor final_gain_;
   torch::Tensor cosines_, sines_, future_;
 };
 
@@ -385,13 +372,7 @@ class Gpt2Decoder : public AnchorModel {
     embedding_ = draw.matrix(vocabulary, d);
     positions_ = draw.matrix(config.context, d);
     for (std::size_t layer = 0; layer < config.layers; ++layer) {
-      Block block;
-      block.attention_gain = draw.ones(d);
-      block.feed_forward_gain = draw.ones(d);
-      block.query = draw.matrix(d, d);
-      block.key = draw.matrix(d, d);
-      block.value = draw.matrix(d, d);
-      block.output = draw.matrix(d, d, true);
+      Block block = attention_block(draw, d);
       block.up = draw.matrix(d, 4 * d);
       block.down = draw.matrix(4 * d, d, true);
       blocks_.push_back(block);
@@ -406,15 +387,6 @@ class Gpt2Decoder : public AnchorModel {
     for (const Block& b : blocks_) {
       for (const auto& m : {b.query, b.key, b.value, b.output, b.up, b.down}) result.push_back(m);
     }
-    return result;
-  }
-  std::vector<torch::Tensor> gains() const override {
-    std::vector<torch::Tensor> result;
-    for (const Block& b : blocks_) {
-      result.push_back(b.attention_gain);
-      result.push_back(b.feed_forward_gain);
-    }
-    result.push_back(final_gain_);
     return result;
   }
 
@@ -434,23 +406,12 @@ class Gpt2Decoder : public AnchorModel {
   }
 
   torch::Tensor attention(const torch::Tensor& x, const Block& b) const {
-    const auto batch = x.size(0), tokens = x.size(1);
-    const auto heads = static_cast<std::int64_t>(config_.heads);
-    const auto width = x.size(2) / heads;
-    auto split = [&](const torch::Tensor& u) {
-      return u.reshape({batch, tokens, heads, width}).transpose(1, 2);
-    };
-    return causal_attention(split(x.matmul(b.query)), split(x.matmul(b.key)),
-                            split(x.matmul(b.value)), future_)
-        .transpose(1, 2)
-        .reshape({batch, tokens, x.size(2)})
-        .matmul(b.output);
+    return multi_head_attention(x, b, static_cast<std::int64_t>(config_.heads), future_,
+                                [](const torch::Tensor& u) { return u; });
   }
 
   llm::TrainRunConfig config_;
   torch::Tensor embedding_, positions_;
-  std::vector<Block> blocks_;
-  torch::Tensor final_gain_;
   torch::Tensor future_;
 };
 
@@ -463,15 +424,18 @@ torch::Tensor ids_tensor(const std::vector<llm::TokenId>& ids, std::size_t batch
       .reshape({static_cast<std::int64_t>(batch), static_cast<std::int64_t>(context)});
 }
 
+// The model's mean loss on one batch of windows.
+torch::Tensor batch_loss(const AnchorModel& model, const llm::WindowBatch& batch) {
+  return model.loss(ids_tensor(batch.inputs, batch.batch, batch.context),
+                    ids_tensor(batch.targets, batch.batch, batch.context));
+}
+
 // The mean of the batches' mean losses (nanoGPT's estimate_loss), no graph.
 double mean_loss(const AnchorModel& model, const std::vector<llm::WindowBatch>& batches) {
   torch::NoGradGuard no_grad;
   double sum = 0;
   for (const llm::WindowBatch& b : batches) {
-    sum += model
-               .loss(ids_tensor(b.inputs, b.batch, b.context),
-                     ids_tensor(b.targets, b.batch, b.context))
-               .item<double>();
+    sum += batch_loss(model, b).item<double>();
   }
   return sum / static_cast<double>(batches.size());
 }
@@ -487,9 +451,7 @@ double full_pass_loss(const AnchorModel& model, std::span<const llm::TokenId> to
     const std::size_t rows = std::min(batch, offsets.size() - start);
     const llm::WindowBatch b = llm::windows_at(
         tokens, std::span<const std::size_t>(offsets).subspan(start, rows), context);
-    sum += model.loss(ids_tensor(b.inputs, rows, context), ids_tensor(b.targets, rows, context))
-               .item<double>() *
-           static_cast<double>(rows);
+    sum += batch_loss(model, b).item<double>() * static_cast<double>(rows);
   }
   return sum / static_cast<double>(offsets.size());
 }
@@ -502,13 +464,6 @@ std::vector<llm::WindowBatch> fixed_batches(std::span<const llm::TokenId> tokens
     batches.push_back(llm::sample_windows(tokens, config.batch_size, config.context, generator));
   }
   return batches;
-}
-
-std::string duration_text(double seconds) {
-  const auto total = static_cast<long>(seconds + 0.5);
-  char text[32];
-  std::snprintf(text, sizeof text, "%ldm%02lds", total / 60, total % 60);
-  return text;
 }
 
 }  // namespace
@@ -571,9 +526,9 @@ int main(int argc, char** argv) try {
               {"architecture", options.architecture},
               {"torch_version", TORCH_VERSION},
               {"torch_parallel_info", at::get_parallel_info()},
-              {"cpu_model_name", cpuinfo_field("model name")},
-              {"cpu_family", cpuinfo_field("cpu family")},
-              {"cpu_model", cpuinfo_field("model")},
+              {"cpu_model_name", llm::cpuinfo_field("model name")},
+              {"cpu_family", llm::cpuinfo_field("cpu family")},
+              {"cpu_model", llm::cpuinfo_field("model")},
               {"openblas_core", openblas_core()},
               {"load_average_start", load_average()},
               {"config", Json::parse(config.to_json())},
@@ -589,13 +544,13 @@ int main(int argc, char** argv) try {
             << " x " << config.context << " tokens\n";
 
   llm::SplitMix64 data_generator(config.data_seed);
-  Clocks training{}, evaluation{};
+  llm::RunClocks training{}, evaluation{};
   Json train_log = Json::array(), evaluations = Json::array();
   const auto evaluate = [&](std::size_t iteration) {
-    const Clocks start = Clocks::now();
+    const llm::RunClocks start = llm::RunClocks::now();
     const double train_loss = mean_loss(model, eval_train);
     const double validation_loss = mean_loss(model, eval_validation);
-    evaluation += Clocks::now() - start;
+    evaluation += llm::RunClocks::now() - start;
     evaluations.push_back({{"iteration", iteration},
                            {"train_loss", train_loss},
                            {"validation_loss", validation_loss},
@@ -611,11 +566,10 @@ int main(int argc, char** argv) try {
     for (auto& group : optimizer.param_groups()) {
       static_cast<torch::optim::AdamWOptions&>(group.options()).lr(rate);
     }
-    const Clocks start = Clocks::now();
+    const llm::RunClocks start = llm::RunClocks::now();
     const llm::WindowBatch batch =
         llm::sample_windows(train, config.batch_size, config.context, data_generator);
-    const torch::Tensor loss = model.loss(ids_tensor(batch.inputs, batch.batch, batch.context),
-                                          ids_tensor(batch.targets, batch.batch, batch.context));
+    const torch::Tensor loss = batch_loss(model, batch);
     optimizer.zero_grad();
     loss.backward();
     double norm = 0;
@@ -624,7 +578,7 @@ int main(int argc, char** argv) try {
     }
     optimizer.step();
     const double loss_value = loss.item<double>();
-    training += Clocks::now() - start;
+    training += llm::RunClocks::now() - start;
     if (iteration % config.log_interval == 0 || iteration + 1 == config.iterations) {
       train_log.push_back({{"iteration", iteration},
                            {"loss", loss_value},
@@ -636,14 +590,15 @@ int main(int argc, char** argv) try {
       const double eta = training.wall / static_cast<double>(iteration + 1) *
                          static_cast<double>(config.iterations - iteration - 1);
       std::fprintf(stderr, "iter %zu/%zu: loss %.4f, lr %.2e, %.0f tok/s, ETA %s\n", iteration,
-                   config.iterations, loss_value, rate, per_second, duration_text(eta).c_str());
+                   config.iterations, loss_value, rate, per_second,
+                   llm::duration_text(eta).c_str());
     }
   }
   evaluate(config.iterations);
-  const Clocks start = Clocks::now();
+  const llm::RunClocks start = llm::RunClocks::now();
   const double validation_full =
       full_pass_loss(model, validation, config.batch_size, config.context);
-  const Clocks full_pass = Clocks::now() - start;
+  const llm::RunClocks full_pass = llm::RunClocks::now() - start;
   const double tokens = tokens_per_iteration * static_cast<double>(config.iterations);
   log["train_log"] = train_log;
   log["evaluations"] = evaluations;
@@ -653,9 +608,9 @@ int main(int argc, char** argv) try {
                   {"validation_loss_full_pass", validation_full},
                   {"validation_full_pass_windows",
                    llm::tiling_offsets(validation.size(), config.context).size()},
-                  {"training", training.to_json()},
-                  {"evaluation", evaluation.to_json()},
-                  {"full_pass", full_pass.to_json()},
+                  {"training", clocks_json(training)},
+                  {"evaluation", clocks_json(evaluation)},
+                  {"full_pass", clocks_json(full_pass)},
                   {"tokens_per_second_wall", tokens / training.wall},
                   {"tokens_per_second_process_cpu", tokens / training.process_cpu},
                   {"milliseconds_per_iteration_wall",
@@ -667,7 +622,7 @@ int main(int argc, char** argv) try {
                "load %s\n",
                log["final"]["validation_loss_estimate"].get<double>(), config.eval_batches,
                validation_full, log["final"]["validation_full_pass_windows"].get<std::size_t>(),
-               duration_text(training.wall).c_str(), training.thread_cpu, training.process_cpu,
+               llm::duration_text(training.wall).c_str(), training.thread_cpu, training.process_cpu,
                tokens / training.wall, load_average().dump().c_str());
   if (!options.log_path.empty()) {
     std::ofstream(options.log_path) << log.dump(2) << "\n";

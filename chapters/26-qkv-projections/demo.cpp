@@ -19,6 +19,7 @@
 namespace {
 
 using demo::bool_text;
+using demo::compact_list;
 using demo::compact_shape;
 using demo::compact_tensor_line;
 using demo::compact_values;
@@ -31,12 +32,6 @@ std::string shape_rule(const llm::Shape& input) {
   return compact_shape(input) + "->" +
          (same ? "three*" + compact_shape(out[0])
                : compact_shape(out[0]) + "," + compact_shape(out[1]) + "," + compact_shape(out[2]));
-}
-
-std::string names_text(const std::vector<std::string>& names) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < names.size(); ++i) text += (i == 0 ? "" : ",") + names[i];
-  return text + "]";
 }
 
 Json pass_json(const ch26::ProjectionPass& p) {
@@ -145,7 +140,7 @@ int main(int argc, char** argv) try {
   std::cout << compact_tensor_line("query", p.query) << '\n';
   std::cout << compact_tensor_line("key", p.key) << '\n';
   std::cout << compact_tensor_line("value", p.value) << '\n';
-  std::cout << "parameter_names=" << names_text(p.parameter_names) << '\n';
+  std::cout << "parameter_names=" << compact_list(p.parameter_names) << '\n';
   std::cout << "parameter_count=" << p.parameter_count << " independent:"
             << bool_text(independence.query_changed && independence.key_unchanged &&
                          independence.value_unchanged)

@@ -15,6 +15,7 @@
 namespace {
 
 using demo::bool_text;
+using demo::compact_rows;
 using demo::compact_shape;
 using demo::compact_tensor_line;
 using demo::compact_values;
@@ -38,14 +39,6 @@ Json attention_json(const ch27::AttentionEvidence& e) {
           {"key_gradient", demo::tensor_json(e.key_gradient)},
           {"value_gradient", demo::tensor_json(e.value_gradient)},
           {"swapped_scores_output", demo::tensor_json(e.swapped_scores_output)}};
-}
-
-// `[[0.042498,-0.042498],[0.985834,2.957502]]`: one query's weighted value rows.
-std::string terms_text(const std::vector<std::vector<double>>& terms) {
-  std::string text = "[";
-  for (std::size_t j = 0; j < terms.size(); ++j)
-    text += (j == 0 ? "" : ",") + compact_values(terms[j]);
-  return text + "]";
 }
 
 }  // namespace
@@ -74,7 +67,7 @@ int main(int argc, char** argv) try {
   std::cout << compact_tensor_line("probabilities", primary.weights) << '\n';
   std::cout << "row_sums=" << compact_values(primary.row_sums) << '\n';
   for (std::size_t i = 0; i < 2; ++i) {
-    std::cout << "mixture_query_" << i << "=terms:" << terms_text(primary.terms[i])
+    std::cout << "mixture_query_" << i << "=terms:" << compact_rows(primary.terms[i])
               << " output:" << compact_values(output.subspan(i * 2, 2)) << '\n';
   }
   std::cout << compact_tensor_line("output", primary.output) << '\n';
@@ -100,29 +93,13 @@ int main(int argc, char** argv) try {
   std::cout << "query_gradient=" << compact_values(primary.query_gradient) << '\n';
   std::cout << "key_gradient=" << compact_values(primary.key_gradient) << '\n';
   std::cout << "value_gradient=" << compact_values(primary.value_gradient) << '\n';
-  std::cout << "gradcheck=query_checks:" << check.query_checks << " key_checks:" << check.key_checks
-            << " value_checks:" << check.value_checks
-            << " tolerance:" << format_fixed(ch27::kGradcheckTolerance, 6)
-            << " passed:" << bool_text(check.passed) << '\n';
-  std::cout << "errors=";
-  for (std::size_t i = 0; i < refusals.size(); ++i) {
-    std::cout << (i == 0 ? "" : " ") << refusals[i].case_name << ':'
-              << bool_text(refusals[i].rejected);
-  }
-  std::cout << '\n';
+  std::cout << "gradcheck=" << demo::gradient_check_text(check, ch27::kGradcheckTolerance) << '\n';
+  std::cout << "errors=" << demo::kind_refusals_text(refusals) << '\n';
   std::cout << "history=earlier:recurrent-fixed-context bridge:additive-encoder-decoder-alignment "
                "transformer:scaled-dot-product-self-attention comparison:all-sequence-positions\n";
   std::cout << "same_fixture_replays_bitwise=" << bool_text(ch27::replays_bitwise()) << '\n';
   std::cout << "next=mask future key positions before row normalization\n";
 
-  Json refusal_json = Json::array();
-  for (const ch27::Refusal& r : refusals) {
-    refusal_json.push_back({{"case", r.case_name},
-                            {"expected", r.expected_kind},
-                            {"kind", r.kind},
-                            {"message", r.message},
-                            {"rejected", r.rejected}});
-  }
   demo::write_trace(trace_path,
                     {{"primary", attention_json(primary)},
                      {"asymmetric", attention_json(ch27::attention_evidence(
@@ -135,15 +112,9 @@ int main(int argc, char** argv) try {
                       {{"scores", demo::tensor_json(single.scores)},
                        {"weights", demo::tensor_json(single.weights)},
                        {"output", demo::tensor_json(single.output)}}},
-                     {"refusals", refusal_json},
-                     {"gradcheck",
-                      {{"query_checks", check.query_checks},
-                       {"key_checks", check.key_checks},
-                       {"value_checks", check.value_checks},
-                       {"step", ch27::kGradcheckStep},
-                       {"tolerance", ch27::kGradcheckTolerance},
-                       {"largest_scaled_error", check.largest_scaled_error},
-                       {"passed", check.passed}}}});
+                     {"refusals", demo::kind_refusals_json(refusals)},
+                     {"gradcheck", demo::gradient_check_json(check, ch27::kGradcheckStep,
+                                                             ch27::kGradcheckTolerance)}});
   return 0;
 } catch (const std::exception& error) {
   std::cerr << "chapter 27 demo failed: " << error.what() << '\n';

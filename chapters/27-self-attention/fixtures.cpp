@@ -1,15 +1,14 @@
 // The worked examples of chapter 27.
 #include "fixtures.hpp"
 
-#include <bit>
 #include <cmath>
-#include <cstdint>
 #include <functional>
 #include <span>
 #include <utility>
 
+#include "demo_attention_check.hpp"
+#include "demo_tape.hpp"
 #include "llm/attention/scaled_dot_product.hpp"
-#include "llm/autograd/gradcheck.hpp"
 #include "llm/autograd/tensor_value.hpp"
 #include "llm/tensor/probability.hpp"
 
@@ -26,26 +25,15 @@ Tensor tensor(const Shape& shape, std::span<const double> values) {
   return Tensor(shape, {values.begin(), values.end()});
 }
 
-Tensor value_of(const TensorValue& value) {
-  return value.value().materialize();
-}
-
-// sum of every element, recorded on the tape: [1, 2, 2] -> [4] -> scalar.
-TensorValue total(const TensorValue& value) {
-  return value.reshape(Shape{value.value().size()}).sum_axis(0);
-}
+using demo::bits_of;
+using demo::total;  // sum of every element, recorded on the tape: [1, 2, 2] -> [4] -> scalar
+using demo::value_of;
 
 bool all_zero(const Tensor& tensor) {
   for (double value : tensor.values()) {
     if (value != 0.0) return false;
   }
   return true;
-}
-
-std::vector<std::uint64_t> bits_of(const Tensor& tensor) {
-  std::vector<std::uint64_t> bits;
-  for (double value : tensor.values()) bits.push_back(std::bit_cast<std::uint64_t>(value));
-  return bits;
 }
 
 }  // namespace
@@ -204,15 +192,9 @@ std::vector<Refusal> refusal_evidence() {
   };
   std::vector<Refusal> refusals;
   for (const Case& c : cases) {
-    Refusal refusal{c.name, std::string(llm::AttentionError::kind_name_of(c.expected))};
-    try {
-      c.call();
-    } catch (const llm::AttentionError& error) {
-      refusal.kind = std::string(error.kind_name());
-      refusal.message = error.what();
-      refusal.rejected = error.kind() == c.expected;
-    }
-    refusals.push_back(std::move(refusal));
+    // Caught as an AttentionError, and rejected only with the expected kind.
+    refusals.push_back(demo::kind_refusal<llm::AttentionError>(
+        c.name, llm::AttentionError::kind_name_of(c.expected), c.call));
   }
   return refusals;
 }
@@ -244,44 +226,14 @@ double attention_objective(const Tensor& q, const Tensor& k, const Tensor& v,
 }  // namespace
 
 GradientCheckEvidence gradient_check_evidence(const AttentionEvidence& primary) {
-  GradientCheckEvidence evidence;
-  evidence.passed = true;
-  const Tensor* inputs[] = {&primary.query, &primary.key, &primary.value};
-  const Tensor* gradients[] = {&primary.query_gradient, &primary.key_gradient,
-                               &primary.value_gradient};
-  std::size_t* counts[] = {&evidence.query_checks, &evidence.key_checks, &evidence.value_checks};
-  for (std::size_t input = 0; input < 3; ++input) {
-    Tensor probe = *inputs[input];
-    const llm::TensorGradientCheck check = llm::sampled_tensor_gradient_check(
-        probe, gradients[input]->view(), kGradcheckStep, kGradcheckTolerance, probe.size(),
-        [&](const Tensor& moved) {
-          return attention_objective(input == 0 ? moved : primary.query,
-                                     input == 1 ? moved : primary.key,
-                                     input == 2 ? moved : primary.value, primary.upstream);
-        });
-    *counts[input] = check.checks.size();
-    evidence.passed = evidence.passed && check.passed;
-    for (const auto& coordinate : check.checks) {
-      evidence.largest_scaled_error =
-          std::fmax(evidence.largest_scaled_error, coordinate.comparison.scaled_error);
-    }
-  }
-  return evidence;
+  // Every coordinate of Q, K and V moved in turn: chapters/common/demo_attention_check.hpp.
+  return demo::attention_gradient_check(primary, attention_objective, kGradcheckStep,
+                                        kGradcheckTolerance);
 }
 // endregion: attention-gradcheck
 
 bool replays_bitwise() {
-  const auto bits = [](const AttentionEvidence& e) {
-    std::vector<std::uint64_t> all;
-    for (const Tensor* t : {&e.scores, &e.scaled_scores, &e.weights, &e.output, &e.query_gradient,
-                            &e.key_gradient, &e.value_gradient}) {
-      const std::vector<std::uint64_t> more = bits_of(*t);
-      all.insert(all.end(), more.begin(), more.end());
-    }
-    all.push_back(std::bit_cast<std::uint64_t>(e.loss));
-    return all;
-  };
-  return bits(attention_evidence(kQuery, kUpstream)) == bits(attention_evidence(kQuery, kUpstream));
+  return demo::replays_bitwise([] { return attention_evidence(kQuery, kUpstream); });
 }
 
 }  // namespace ch27

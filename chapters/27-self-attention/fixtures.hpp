@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "demo_attention_check.hpp"
+#include "demo_refusal.hpp"
 #include "llm/tensor/tensor.hpp"
 
 namespace ch27 {
@@ -73,19 +75,13 @@ struct ShapeEvidence {
 ShapeEvidence shape_evidence();
 
 /// One refused call: the kind expected, the kind thrown, the message.
-struct Refusal {
-  std::string case_name{}, expected_kind{}, kind{}, message{};
-  bool rejected = false;  ///< the expected kind was thrown
-};
+using Refusal = demo::KindRefusal;
 /// query rank, batch, tokens, empty, width: in the printed order.
 std::vector<Refusal> refusal_evidence();
 
-/// Central differences of sum(O * O-bar), with attention written as plain loops.
-struct GradientCheckEvidence {
-  std::size_t query_checks = 0, key_checks = 0, value_checks = 0;
-  double largest_scaled_error = 0.0;
-  bool passed = false;
-};
+/// Central differences of sum(O * O-bar), with attention written as plain
+/// loops: Q, K and V checked coordinate by coordinate.
+using GradientCheckEvidence = demo::AttentionGradientCheck;
 GradientCheckEvidence gradient_check_evidence(const AttentionEvidence& primary);
 
 /// Whether two runs of the printed pass agree bit for bit.

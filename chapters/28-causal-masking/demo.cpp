@@ -23,12 +23,6 @@ using demo::compact_values;
 using demo::Json;
 using llm::format_fixed;
 
-// The one place -inf is printed: the textbook mask, `[0.000000,-inf,...]`.
-// (format_fixed prints -inf as `-inf`.)
-std::string mask_text(const llm::Tensor& mask) {
-  return "shape:" + compact_shape(mask.shape()) + " values:" + compact_values(mask);
-}
-
 Json causal_json(const ch28::CausalEvidence& e) {
   Json mask = Json::array();
   for (double value : e.additive_mask.values()) mask.push_back(demo::number_json(value));
@@ -89,7 +83,8 @@ int main(int argc, char** argv) try {
   std::cout << compact_tensor_line("query", primary.query) << '\n';
   std::cout << compact_tensor_line("key", primary.key) << '\n';
   std::cout << compact_tensor_line("value", primary.value) << '\n';
-  std::cout << "mask=" << mask_text(primary.additive_mask) << '\n';
+  // The one place -inf is printed (format_fixed prints it as `-inf`).
+  std::cout << compact_tensor_line("mask", primary.additive_mask) << '\n';
   std::cout << compact_tensor_line("raw_scores", primary.scores) << '\n';
   std::cout << compact_tensor_line("scaled_scores", primary.scaled_scores) << '\n';
   std::cout << compact_tensor_line("probabilities", primary.weights) << '\n';
@@ -115,16 +110,8 @@ int main(int argc, char** argv) try {
   std::cout << "empty_batch=probabilities:" << compact_shape(empty.weights)
             << " output:" << compact_shape(empty.output) << " valid:" << bool_text(empty.valid)
             << '\n';
-  std::cout << "errors=";
-  for (std::size_t i = 0; i < refusals.size(); ++i) {
-    std::cout << (i == 0 ? "" : " ") << refusals[i].case_name << ':'
-              << bool_text(refusals[i].rejected);
-  }
-  std::cout << '\n';
-  std::cout << "gradcheck=query_checks:" << check.query_checks << " key_checks:" << check.key_checks
-            << " value_checks:" << check.value_checks
-            << " tolerance:" << format_fixed(ch28::kGradcheckTolerance, 6)
-            << " passed:" << bool_text(check.passed) << '\n';
+  std::cout << "errors=" << demo::kind_refusals_text(refusals) << '\n';
+  std::cout << "gradcheck=" << demo::gradient_check_text(check, ch28::kGradcheckTolerance) << '\n';
   std::cout << "history=earlier:recurrent-autoregressive-state visibility:available-prefix "
                "transformer:parallel-known-targets decoder_rule:no-subsequent-positions "
                "generation:sequential\n";
@@ -135,33 +122,20 @@ int main(int argc, char** argv) try {
             << " replay:" << (replay ? "bitwise" : "mismatch") << '\n';
   std::cout << "next=add relative position information without changing the causal boundary\n";
 
-  Json refusal_json = Json::array();
-  for (const ch28::Refusal& r : refusals) {
-    refusal_json.push_back({{"case", r.case_name},
-                            {"expected", r.expected_kind},
-                            {"kind", r.kind},
-                            {"message", r.message},
-                            {"rejected", r.rejected}});
-  }
-  demo::write_trace(trace_path, {{"primary", causal_json(primary)},
-                                 {"prefix",
-                                  {{"perturbed_key", ch28::kPerturbedKey},
-                                   {"perturbed_value", ch28::kPerturbedValue},
-                                   {"perturbed_output", demo::tensor_json(prefix.perturbed_output)},
-                                   {"seed", demo::tensor_json(prefix.seed)},
-                                   {"query_gradient", demo::tensor_json(prefix.query_gradient)},
-                                   {"key_gradient", demo::tensor_json(prefix.key_gradient)},
-                                   {"value_gradient", demo::tensor_json(prefix.value_gradient)}}},
-                                 {"forms", forms_json(ch28::mask_forms_evidence())},
-                                 {"refusals", refusal_json},
-                                 {"gradcheck",
-                                  {{"query_checks", check.query_checks},
-                                   {"key_checks", check.key_checks},
-                                   {"value_checks", check.value_checks},
-                                   {"step", ch28::kGradcheckStep},
-                                   {"tolerance", ch28::kGradcheckTolerance},
-                                   {"largest_scaled_error", check.largest_scaled_error},
-                                   {"passed", check.passed}}}});
+  demo::write_trace(trace_path,
+                    {{"primary", causal_json(primary)},
+                     {"prefix",
+                      {{"perturbed_key", ch28::kPerturbedKey},
+                       {"perturbed_value", ch28::kPerturbedValue},
+                       {"perturbed_output", demo::tensor_json(prefix.perturbed_output)},
+                       {"seed", demo::tensor_json(prefix.seed)},
+                       {"query_gradient", demo::tensor_json(prefix.query_gradient)},
+                       {"key_gradient", demo::tensor_json(prefix.key_gradient)},
+                       {"value_gradient", demo::tensor_json(prefix.value_gradient)}}},
+                     {"forms", forms_json(ch28::mask_forms_evidence())},
+                     {"refusals", demo::kind_refusals_json(refusals)},
+                     {"gradcheck", demo::gradient_check_json(check, ch28::kGradcheckStep,
+                                                             ch28::kGradcheckTolerance)}});
   return 0;
 } catch (const std::exception& error) {
   std::cerr << "chapter 28 demo failed: " << error.what() << '\n';

@@ -8,9 +8,11 @@
 #include <span>
 #include <utility>
 
+#include "demo_attention_check.hpp"
+#include "demo_bits.hpp"
+#include "demo_tape.hpp"
 #include "llm/attention/scaled_dot_product.hpp"
 #include "llm/autograd/elementwise_ops.hpp"
-#include "llm/autograd/gradcheck.hpp"
 #include "llm/autograd/softmax_ops.hpp"
 #include "llm/autograd/tensor_value.hpp"
 #include "llm/error.hpp"
@@ -33,54 +35,16 @@ Tensor tensor(const Shape& shape, std::span<const double> values) {
   return Tensor(shape, {values.begin(), values.end()});
 }
 
-Tensor value_of(const TensorValue& value) {
-  return value.value().materialize();
-}
-
-// The sum of every element, recorded on the tape.
-TensorValue total(const TensorValue& value) {
-  return value.reshape(Shape{value.value().size()}).sum_axis(0);
-}
-
-std::vector<std::uint64_t> bits_of(std::span<const double> values) {
-  std::vector<std::uint64_t> bits;
-  for (double value : values) bits.push_back(std::bit_cast<std::uint64_t>(value));
-  return bits;
-}
-
-std::vector<std::uint64_t> bits_of(const Tensor& tensor) {
-  return bits_of(tensor.values());
-}
+using demo::bits_of;
+using demo::total;  // the sum of every element, recorded on the tape
+using demo::trace_is_finite;
+using demo::value_of;
 
 bool all_positive_zero(std::span<const double> values) {
   for (double value : values) {
     if (std::bit_cast<std::uint64_t>(value) != 0) return false;
   }
   return true;
-}
-
-bool all_finite(const Tensor& tensor) {
-  for (double value : tensor.values()) {
-    if (!std::isfinite(value)) return false;
-  }
-  return true;
-}
-
-bool optional_finite(const std::optional<Tensor>& tensor) {
-  return !tensor || all_finite(*tensor);
-}
-
-// Every value, adjoint, upstream and contribution a reverse pass touched.
-bool trace_is_finite(const llm::TensorBackwardTrace& trace) {
-  bool finite = all_finite(trace.seed);
-  for (const llm::TensorTraceNode& node : trace.nodes) {
-    finite = finite && all_finite(node.value) && optional_finite(node.pass_adjoint) &&
-             optional_finite(node.gradient);
-  }
-  for (const llm::TensorTraceEdge& edge : trace.edges) {
-    finite = finite && all_finite(edge.upstream) && optional_finite(edge.contribution);
-  }
-  return finite;
 }
 
 }  // namespace
@@ -226,15 +190,8 @@ std::vector<Refusal> refusal_evidence() {
   };
   std::vector<Refusal> refusals;
   for (const Case& c : cases) {
-    Refusal refusal{.case_name = c.name, .expected_kind = std::string(c.expected)};
-    try {
-      c.call();
-    } catch (const llm::Error& error) {
-      refusal.kind = std::string(error.kind_name());
-      refusal.message = error.what();
-      refusal.rejected = error.kind_name() == c.expected;
-    }
-    refusals.push_back(std::move(refusal));
+    // Caught as any llm::Error: the cases span three areas.
+    refusals.push_back(demo::kind_refusal<llm::Error>(c.name, c.expected, c.call));
   }
   return refusals;
 }
@@ -359,44 +316,14 @@ double causal_objective(const Tensor& q, const Tensor& k, const Tensor& v, const
 }  // namespace
 
 GradientCheckEvidence gradient_check_evidence(const CausalEvidence& primary) {
-  GradientCheckEvidence evidence;
-  evidence.passed = true;
-  const Tensor* inputs[] = {&primary.query, &primary.key, &primary.value};
-  const Tensor* gradients[] = {&primary.query_gradient, &primary.key_gradient,
-                               &primary.value_gradient};
-  std::size_t* counts[] = {&evidence.query_checks, &evidence.key_checks, &evidence.value_checks};
-  for (std::size_t input = 0; input < 3; ++input) {
-    Tensor probe = *inputs[input];
-    const llm::TensorGradientCheck check = llm::sampled_tensor_gradient_check(
-        probe, gradients[input]->view(), kGradcheckStep, kGradcheckTolerance, probe.size(),
-        [&](const Tensor& moved) {
-          return causal_objective(input == 0 ? moved : primary.query,
-                                  input == 1 ? moved : primary.key,
-                                  input == 2 ? moved : primary.value, primary.upstream);
-        });
-    *counts[input] = check.checks.size();
-    evidence.passed = evidence.passed && check.passed;
-    for (const auto& coordinate : check.checks) {
-      evidence.largest_scaled_error =
-          std::fmax(evidence.largest_scaled_error, coordinate.comparison.scaled_error);
-    }
-  }
-  return evidence;
+  // Every coordinate of Q, K and V moved in turn: chapters/common/demo_attention_check.hpp.
+  return demo::attention_gradient_check(primary, causal_objective, kGradcheckStep,
+                                        kGradcheckTolerance);
 }
 // endregion: causal-gradcheck
 
 bool replays_bitwise() {
-  const auto bits = [](const CausalEvidence& e) {
-    std::vector<std::uint64_t> all;
-    for (const Tensor* t : {&e.scores, &e.scaled_scores, &e.weights, &e.output, &e.query_gradient,
-                            &e.key_gradient, &e.value_gradient}) {
-      const std::vector<std::uint64_t> more = bits_of(*t);
-      all.insert(all.end(), more.begin(), more.end());
-    }
-    all.push_back(std::bit_cast<std::uint64_t>(e.loss));
-    return all;
-  };
-  return bits(causal_evidence(kUpstream)) == bits(causal_evidence(kUpstream));
+  return demo::replays_bitwise([] { return causal_evidence(kUpstream); });
 }
 
 }  // namespace ch28

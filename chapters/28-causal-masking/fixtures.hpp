@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "demo_attention_check.hpp"
+#include "demo_refusal.hpp"
 #include "llm/tensor/tensor.hpp"
 
 namespace ch28 {
@@ -71,10 +73,7 @@ struct EmptyBatchEvidence {
 EmptyBatchEvidence empty_batch_evidence();
 
 /// One refused call: the kind expected, the kind thrown, the message.
-struct Refusal {
-  std::string case_name{}, expected_kind{}, kind{}, message{};
-  bool rejected = false;  ///< the expected kind was thrown
-};
+using Refusal = demo::KindRefusal;
 /// empty tokens, softmax rank, softmax shape, query rank, token mismatch,
 /// released score: in the printed order.
 std::vector<Refusal> refusal_evidence();
@@ -95,12 +94,9 @@ struct MaskFormsEvidence {
 };
 MaskFormsEvidence mask_forms_evidence();
 
-/// Central differences of sum(O * O-bar), with causal attention as plain loops.
-struct GradientCheckEvidence {
-  std::size_t query_checks = 0, key_checks = 0, value_checks = 0;
-  double largest_scaled_error = 0.0;
-  bool passed = false;
-};
+/// Central differences of sum(O * O-bar), with causal attention as plain
+/// loops: Q, K and V checked coordinate by coordinate.
+using GradientCheckEvidence = demo::AttentionGradientCheck;
 GradientCheckEvidence gradient_check_evidence(const CausalEvidence& primary);
 
 /// Whether two runs of the printed pass agree bit for bit.

@@ -7,6 +7,7 @@
 #include <bit>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -19,11 +20,16 @@ inline std::uint64_t bits_of(double value) {
   return std::bit_cast<std::uint64_t>(value);
 }
 
+/// The bits of every value, in order.
+inline std::vector<std::uint64_t> bits_of(std::span<const double> values) {
+  std::vector<std::uint64_t> bits;
+  for (double value : values) bits.push_back(bits_of(value));
+  return bits;
+}
+
 /// The bits of every value of a tensor, in row-major order.
 inline std::vector<std::uint64_t> bits_of(const llm::Tensor& tensor) {
-  std::vector<std::uint64_t> bits;
-  for (double value : tensor.values()) bits.push_back(bits_of(value));
-  return bits;
+  return bits_of(tensor.values());
 }
 
 /// The bits of every watched node's stored gradient, in order, empty for a

@@ -2,12 +2,17 @@
 // library's typed error, and keeps it for the printed line and the trace. A
 // request that is accepted stops the demo, since every printed refusal must
 // be one the library actually made.
+//
+// KindRefusal is the other form (chapters 27 and 28): each request names the
+// kind it must be refused with, and the printed line says per request
+// whether that kind was thrown (`empty:true width:true`).
 #pragma once
 
 #include <functional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -68,6 +73,53 @@ Json rejections_json(const std::vector<Rejection<Error>>& rejections, Evidence e
     entry["message"] = rejection.error.what();
     entry["printed"] = rejection.printed;
     list.push_back(std::move(entry));
+  }
+  return list;
+}
+
+/// One request that must be refused with `expected_kind`: what was thrown.
+struct KindRefusal {
+  std::string case_name{}, expected_kind{};
+  std::string kind{}, message{};  ///< the thrown error's kebab-case kind and message; empty if none
+  bool rejected = false;          ///< the expected kind was thrown
+};
+
+/// Makes the request through `call` and keeps the `Error` (a subclass of
+/// llm::Error, or llm::Error itself) it throws; an accepted request, or an
+/// error of another kind, is kept with rejected = false.
+template <class Error>
+KindRefusal kind_refusal(std::string case_name, std::string_view expected_kind,
+                         const std::function<void()>& call) {
+  KindRefusal refusal{std::move(case_name), std::string(expected_kind)};
+  try {
+    call();
+  } catch (const Error& error) {
+    refusal.kind = std::string(error.kind_name());
+    refusal.message = error.what();
+    refusal.rejected = error.kind_name() == expected_kind;
+  }
+  return refusal;
+}
+
+/// `query_rank:true batch:true`: each case and whether its kind was thrown.
+inline std::string kind_refusals_text(const std::vector<KindRefusal>& refusals) {
+  std::string text;
+  for (const KindRefusal& refusal : refusals) {
+    text +=
+        (text.empty() ? "" : " ") + refusal.case_name + ':' + (refusal.rejected ? "true" : "false");
+  }
+  return text;
+}
+
+/// The trace's list: each case, the kind expected and thrown, the message.
+inline Json kind_refusals_json(const std::vector<KindRefusal>& refusals) {
+  Json list = Json::array();
+  for (const KindRefusal& r : refusals) {
+    list.push_back({{"case", r.case_name},
+                    {"expected", r.expected_kind},
+                    {"kind", r.kind},
+                    {"message", r.message},
+                    {"rejected", r.rejected}});
   }
   return list;
 }

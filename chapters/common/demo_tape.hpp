@@ -1,5 +1,6 @@
-// Evidence about a traced reverse pass for the Part V demos (chapters 29
-// and 30): whether every number the pass recorded is finite.
+// Tape helpers for the Part V demos (chapters 26-30): a node's value as a
+// plain tensor, the sum of a node's elements as a scalar loss, and whether
+// every number a traced reverse pass recorded is finite.
 #pragma once
 
 #include <cmath>
@@ -9,6 +10,17 @@
 #include "llm/tensor/tensor.hpp"
 
 namespace demo {
+
+/// A node's value as a tensor of its own (a copy, contiguous).
+inline llm::Tensor value_of(const llm::TensorValue& node) {
+  return node.value().materialize();
+}
+
+/// The sum of every element of `node`, recorded on the tape: any shape ->
+/// [size] -> a scalar []. Its gradient with respect to `node` is all ones.
+inline llm::TensorValue total(const llm::TensorValue& node) {
+  return node.reshape(llm::Shape{node.value().size()}).sum_axis(0);
+}
 
 /// Whether every value of `tensor` is finite.
 inline bool all_finite(const llm::Tensor& tensor) {

@@ -25,7 +25,7 @@ namespace llm {
 /// What a Part V tape operation (or the rotary table) rejected.
 enum class DecoderOpErrorKind {
   NonFiniteFactor,            ///< scale() by a NaN or an infinity
-  RsqrtNonPositiveInput,      ///< rsqrt() met x <= 0, where 1/sqrt(x) is infinite or undefined
+  RsqrtNonPositiveInput,      ///< rsqrt() met x <= 0, where x^(-1/2) is infinite or undefined
   DivisionByZero,             ///< div() met a divisor equal to zero
   RmsNormInputRank,           ///< rms_norm() input of rank zero: no feature axis
   RmsNormGainRank,            ///< rms_norm() gain that is not rank one [D]

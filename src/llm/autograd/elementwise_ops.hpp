@@ -16,7 +16,7 @@ namespace llm {
 inline constexpr TensorOperation kScale{"scale"};
 inline constexpr TensorOperation kSub{"sub"};      ///< a - b
 inline constexpr TensorOperation kDiv{"div"};      ///< a / b
-inline constexpr TensorOperation kRsqrt{"rsqrt"};  ///< 1 / sqrt(a)
+inline constexpr TensorOperation kRsqrt{"rsqrt"};  ///< a^(-1/2), as exp(-log(a) / 2)
 // endregion: elementwise-op-names
 
 // region: elementwise-op-declarations
@@ -45,8 +45,8 @@ TensorValue div(const TensorValue& a, const TensorValue& b);
 /// (llm/autograd/inverse_square_root.hpp); every x must be positive.
 /// VJP: d x^(-1/2)/dx = -1/2 x^(-3/2) = -y^3 / 2 with y the saved output.
 /// @throws DecoderOpError RsqrtNonPositiveInput naming the first x <= 0 in
-///         row-major order (1/sqrt(0) is infinite and sqrt of a negative
-///         number is undefined), before anything is computed.
+///         row-major order (0^(-1/2) is infinite and a negative number has
+///         no real square root), before anything is computed.
 TensorValue rsqrt(const TensorValue& x);
 // endregion: elementwise-op-declarations
 

@@ -2,7 +2,7 @@
 //
 // For each row x of D features (the last axis) and a gain g of D values,
 //
-//     r = 1 / sqrt(mean(x^2) + epsilon),     y = (x * r) * g.
+//     r = (mean(x^2) + epsilon)^(-1/2),     y = (x * r) * g.
 // r is evaluated as exp(-log(mean(x^2) + epsilon) / 2), the reference
 // edition's form (llm/autograd/inverse_square_root.hpp).
 //
@@ -22,13 +22,12 @@ namespace llm {
 inline constexpr TensorOperation kRmsNorm{"rms_norm"};
 
 /// RMS normalization of `x` [..., D] over its last axis, times `gain` [D]
-/// (chapter 25): y = (x * r) * g with r = 1 / sqrt(mean_d x_d^2 + epsilon) per
-/// row; the mean adds x_d^2 in increasing d from 0.0 and divides by D. The
-/// result has x's shape. Saves x, g and one r per row.
-/// VJP for x: dx_j = r g_j u_j - x_j (r^3 / D) sum_d u_d g_d x_d, u the upstream.
-/// VJP for the gain: dg_d = sum over rows of u_d (x_d r), rows in row-major
-/// order from 0.0 (the order of the composed mul's sum_to_shape).
-/// Epsilon 0 is allowed (the exact RMS), unless a row is all zeros.
+/// (chapter 25): y = (x * r) * g with r = (mean_d x_d^2 + epsilon)^(-1/2) per
+/// row, computed as exp(-log(.) / 2) (inverse_square_root.hpp); the mean adds x_d^2 in increasing d
+/// from 0.0 and divides by D. The result has x's shape. Saves x, g and one r per row. VJP for x:
+/// dx_j = r g_j u_j - x_j (r^3 / D) sum_d u_d g_d x_d, u the upstream. VJP for the gain: dg_d = sum
+/// over rows of u_d (x_d r), rows in row-major order from 0.0 (the order of the composed mul's
+/// sum_to_shape). Epsilon 0 is allowed (the exact RMS), unless a row is all zeros.
 /// @throws DecoderOpError RmsNormInvalidEpsilon, RmsNormInputRank,
 ///         RmsNormGainRank, RmsNormEmptyWidth, RmsNormWidthMismatch, then
 ///         RmsNormZeroEnergyRow (epsilon 0 and a row's mean square is 0), in that order.

@@ -42,7 +42,7 @@ RmsNormPass RmsNorm::forward_with_intermediates(const TensorValue& input) const 
   check_rms_norm_operands(input.shape(), gain_.shape(), epsilon_);
   const std::size_t feature_axis = input.rank() - 1;
   const TensorValue mean_square = input.mul(input).mean_axis(feature_axis, KeepDim::Yes);
-  if (epsilon_ == 0.0) {  // 1/sqrt(0): the same refusal as the fused operation
+  if (epsilon_ == 0.0) {  // 0^(-1/2) is infinite: the same refusal as the fused operation
     const Tensor squares = mean_square.value().materialize();
     for (std::size_t row = 0; row < squares.size(); ++row) {
       if (squares.values()[row] == 0.0) {

@@ -1,8 +1,9 @@
 // RMSNorm (Zhang and Sennrich, 2019): each row of features divided by its
 // root mean square, then scaled by a learned gain. Taught in chapter 25.
 //
-//     r = 1 / sqrt(mean_d x_d^2 + epsilon),     y = (x * r) * g
-// (r evaluated as exp(-log(.) / 2): llm/autograd/inverse_square_root.hpp)
+//     r = (mean_d x_d^2 + epsilon)^(-1/2),     y = (x * r) * g
+// r is computed as exp(-log(.) / 2), not as 1 / sqrt(.), for bit agreement
+// with the reference edition (llm/autograd/inverse_square_root.hpp).
 //
 // Unlike LayerNorm it subtracts no mean and adds no bias; unlike BatchNorm it
 // reads one row only, so a position's output never depends on the batch.
@@ -23,7 +24,7 @@ namespace llm {
 /// Every node of one composed RMSNorm forward pass (chapter 25 prints them).
 struct RmsNormPass {
   TensorValue mean_square;  ///< mean_d x_d^2 [..., 1]
-  TensorValue inverse_rms;  ///< r = 1 / sqrt(mean square + epsilon) [..., 1]
+  TensorValue inverse_rms;  ///< r = (mean square + epsilon)^(-1/2), as exp(-log(.) / 2) [..., 1]
   TensorValue normalized;   ///< x * r [..., D]
   TensorValue output;       ///< (x * r) * g [..., D]
 };
