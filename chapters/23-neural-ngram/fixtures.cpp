@@ -167,8 +167,8 @@ RunEvidence run_once(const PreparedData& data) {
 
   run.probe = initial_probe(model, data.tokenizer);
   const auto checkpoint = [&](std::size_t step) {
-    run.checkpoints.push_back({step, model.mean_loss(data.train_evaluation),
-                               model.mean_loss(data.validation_evaluation)});
+    run.checkpoints.push_back({step, llm::neural_ngram_mean_loss(model, data.train_evaluation),
+                               llm::neural_ngram_mean_loss(model, data.validation_evaluation)});
   };
   checkpoint(0);
   llm::ParameterSnapshot best = parameters.snapshot();
@@ -177,7 +177,8 @@ RunEvidence run_once(const PreparedData& data) {
     const llm::MiniBatchEpoch batches =
         build_epoch(data.train, llm::BatchOrder::shuffled(kShuffleSeed + epoch), kBatchSize);
     for (const llm::MiniBatch& batch : batches.batches()) {
-      model.loss(batch).backward_with_seed(llm::Tensor::scalar(1.0), llm::Retention::Release);
+      llm::neural_ngram_loss(model, batch)
+          .backward_with_seed(llm::Tensor::scalar(1.0), llm::Retention::Release);
       if (step == 0) {
         for (const llm::NamedParameter& entry : parameters)
           run.first_gradient_l1.push_back(l1_norm(*entry.parameter.gradient()));

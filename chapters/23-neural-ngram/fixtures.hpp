@@ -17,6 +17,7 @@
 #include "llm/text/bpe_tokenizer.hpp"
 #include "llm/training/adamw.hpp"
 #include "llm/training/mini_batches.hpp"
+#include "llm/training/neural_ngram_loss.hpp"
 
 namespace ch23 {
 

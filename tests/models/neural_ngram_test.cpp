@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "llm/text/causal_windows.hpp"
+#include "llm/training/neural_ngram_loss.hpp"
 #include "nn/nn_test_support.hpp"
 #include "support/test_support.hpp"
 
@@ -159,7 +160,7 @@ TEST(NeuralNgram, ScoresOnlyTheTokenAfterTheWholeContext) {
   const MiniBatch& batch = epoch.batches()[0];
   const std::span<const TokenId> targets = *batch.target_row(0);
   ASSERT_EQ(Ids(targets.begin(), targets.end()), (Ids{2, 3}));  // shifted by one: 2 is inside
-  const TensorValue loss = model.loss(batch);
+  const TensorValue loss = neural_ngram_loss(model, batch);
   const Ids context = {1, 2};
   const std::vector<std::size_t> last = {3};
   const TensorValue expected = model.forward(context, 1).logits.indexed_mean_nll(1, last);
@@ -178,13 +179,13 @@ TEST(NeuralNgram, WeighsEachBatchOfAnEpochByItsRows) {
   const MiniBatchEpoch in_pieces = epoch_of(documents, 2, 2);          // widths 2, 2, 1
   const MiniBatchEpoch at_once = epoch_of(documents, 2, 8);            // width 5
   ASSERT_EQ(in_pieces.batches().size(), 3u);
-  const double whole = model.loss(at_once.batches()[0]).value().at({});
+  const double whole = neural_ngram_loss(model, at_once.batches()[0]).value().at({});
   const std::size_t nodes = TensorValue::live_node_count();
-  EXPECT_NEAR(model.mean_loss(in_pieces), whole, 1e-15);
+  EXPECT_NEAR(neural_ngram_mean_loss(model, in_pieces), whole, 1e-15);
   EXPECT_EQ(TensorValue::live_node_count(), nodes);  // evaluation kept no graph
   double mean_of_means = 0.0;
   for (const MiniBatch& batch : in_pieces.batches())
-    mean_of_means += model.loss(batch).value().at({});
+    mean_of_means += neural_ngram_loss(model, batch).value().at({});
   mean_of_means /= 3.0;
   EXPECT_GT(std::abs(mean_of_means - whole), 1e-6);  // the short batch would weigh double
 }
@@ -225,13 +226,13 @@ TEST(NeuralNgram, RejectsBadBatchesAndTargetsBeforeRecordingAnything) {
   EXPECT_EQ(count->kind(), NeuralNgramErrorKind::ContextCountMismatch);
   EXPECT_STREQ(count->what(), "the contexts must hold B * T = 2 token IDs, got 1");
   const MiniBatchEpoch short_rows = epoch_of({{1, 2}}, 1, 8);
-  const auto length =
-      capture_error<NeuralNgramError>([&] { (void)model.loss(short_rows.batches()[0]); });
+  const auto length = capture_error<NeuralNgramError>(
+      [&] { (void)neural_ngram_loss(model, short_rows.batches()[0]); });
   EXPECT_EQ(length->kind(), NeuralNgramErrorKind::BatchContextMismatch);
   EXPECT_STREQ(length->what(), "a mini-batch row must hold the model's T = 2 tokens, got 1");
   const MiniBatchEpoch bad_target = epoch_of({{1, 2, 3, 2, 9}}, 2, 8);
-  const auto target =
-      capture_error<NeuralNgramError>([&] { (void)model.loss(bad_target.batches()[0]); });
+  const auto target = capture_error<NeuralNgramError>(
+      [&] { (void)neural_ngram_loss(model, bad_target.batches()[0]); });
   EXPECT_EQ(target->kind(), NeuralNgramErrorKind::TargetOutOfRange);
   EXPECT_EQ(target->evidence().row, 2u);
   EXPECT_STREQ(target->what(), "target ID 9 of row 2 is not below the vocabulary size 4");
@@ -273,8 +274,9 @@ TEST(NeuralNgram, GradientsOfAllFiveParametersMatchCentralDifferences) {
   const ParameterSet parameters = model.parameters();
   std::vector<std::string> names;
   for (const NamedParameter& entry : parameters) names.push_back(entry.name);
-  testing::expect_parameters_gradchecked("neural n-gram loss", parameters, names,
-                                         [&] { return model.loss(epoch.batches()[0]); });
+  testing::expect_parameters_gradchecked("neural n-gram loss", parameters, names, [&] {
+    return neural_ngram_loss(model, epoch.batches()[0]);
+  });
 }
 
 }  // namespace

@@ -8,8 +8,10 @@
 //                -> hidden [B, H] -> logits [B, V]
 //
 // Every piece is a layer of Part IV (chapters 18-20) and every parameter is
-// a named tape parameter, so chapter 21's batches and chapter 22's AdamW
-// train the model without knowing what it is.
+// a named tape parameter, so chapter 22's AdamW trains the model without
+// knowing what it is. The loss over chapter 21's mini-batches lives with the
+// batches, in llm/training/neural_ngram_loss.hpp: a model does not include
+// the training area above it.
 #pragma once
 
 #include <array>
@@ -28,7 +30,6 @@
 #include "llm/nn/swiglu.hpp"
 #include "llm/tensor/shape.hpp"
 #include "llm/text/bpe_trainer.hpp"  // llm::TokenId
-#include "llm/training/mini_batches.hpp"
 
 namespace llm {
 
@@ -183,21 +184,6 @@ class NeuralNgram {
   /// @throws NeuralNgramError EmptyBatch, SizeOverflow (B * T), ContextCountMismatch.
   /// @throws ModelOpError GatherIndexOutOfBounds for a context ID not below V.
   NeuralNgramPass forward(std::span<const TokenId> context_ids, std::size_t batch_size) const;
-
-  /// The mean NLL [] of the token that follows each row of `batch`: row b's
-  /// input is its context and the last entry of its target row, the token
-  /// right after the whole context, is its one target (the other T - 1
-  /// shifted targets of chapter 21 are not scored). The mean divides by
-  /// the rows present, |B|.
-  /// @throws NeuralNgramError BatchContextMismatch, EmptyBatch,
-  ///         TargetOutOfRange (the first bad row), then as forward().
-  TensorValue loss(const MiniBatch& batch) const;
-
-  /// The mean NLL over every window of `epoch`, each weighted by one: the sum
-  /// of each batch's mean times its width, divided by the window count.
-  /// Computed without recording a graph (NoGradScope).
-  /// @throws NeuralNgramError EmptyBatch for an epoch without windows, then as loss().
-  double mean_loss(const MiniBatchEpoch& epoch) const;
 
   /// The ID with the largest logit after `context` ([T] IDs), skipping the
   /// IDs in `masked`; of equal logits the lower ID wins. Records no graph.
