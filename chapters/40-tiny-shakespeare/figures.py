@@ -33,6 +33,8 @@ RUNS = ROOT / "docs" / "train-runs"
 #: Our recorded run (make train) and the libtorch anchor on the same machine.
 OURS = RUNS / "ours-shakespeare-char.json"
 ANCHOR = RUNS / "libtorch-float32-1t.json"
+#: The same anchor in float64, our precision.
+ANCHOR64 = RUNS / "libtorch-float64-1t.json"
 
 PART_NAMES = {
     "token_embedding": "token embedding (tied head)",
@@ -140,10 +142,35 @@ def run_facts(trace: Trace) -> dict[str, Any]:
              for e in ours["evaluations"] for a in anchor["evaluations"] if a["iteration"] == e["iteration"]]
     facts["compared_evaluations"] = plain(len(pairs))
     facts["largest_difference"] = f"{max(abs(x - y) for x, y in pairs):.1e}"
+    facts.update(float64_anchor_facts(ours, totals["thread_cpu"]))
     if "final" in ours:
         facts["final_val_loss"] = fixed(ours["final"]["validation_loss_estimate"], 4)
         facts["final_full_pass"] = fixed(ours["final"]["validation_loss_full_pass"], 4)
     return facts
+
+
+def float64_anchor_facts(ours: Mapping[str, Any], ours_thread_cpu: float) -> dict[str, str]:
+    """How libtorch's float64 run compares with ours: losses, logged lines and CPU time."""
+    anchor = load_run(ANCHOR64)
+    final = anchor["final"]
+    logged = {entry["iteration"]: entry["loss"] for entry in anchor["train_log"]}
+    lines = [(entry["loss"], logged[entry["iteration"]]) for entry in ours["train_log"]
+             if entry["iteration"] in logged]
+    pairs = [(e["validation_loss"], a["validation_loss"])
+             for e in ours["evaluations"] for a in anchor["evaluations"] if a["iteration"] == e["iteration"]]
+    return {
+        "anchor64_val_loss": fixed(final["validation_loss_estimate"], 4),
+        "anchor64_full_pass": fixed(final["validation_loss_full_pass"], 8),
+        "anchor64_load": fixed(anchor["load_average_start"][0], 1),
+        "anchor64_thread_cpu": fixed(final["training"]["thread_cpu_seconds"], 1),
+        "anchor64_tokens_per_second_cpu": fixed(final["tokens_per_second_process_cpu"], 0),
+        "anchor64_largest_difference": f"{max(abs(x - y) for x, y in pairs):.1e}",
+        "anchor64_compared_evaluations": plain(len(pairs)),
+        "anchor64_logged_lines": plain(len(lines)),
+        "anchor64_equal_lines": plain(sum(f"{x:.4f}" == f"{y:.4f}" for x, y in lines)),
+        "anchor64_time_ratio": fixed(ours_thread_cpu / final["training"]["thread_cpu_seconds"], 2),
+        "ours_full_pass_8": fixed(ours["final"]["validation_loss_full_pass"], 8) if "final" in ours else "",
+    }
 
 
 def loss_figure() -> str:
