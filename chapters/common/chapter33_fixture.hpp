@@ -56,9 +56,8 @@ inline llm::DecoderConfig model_config() {
 inline llm::MiniBatchEpoch epoch(llm::Partition partition, const std::string& prefix,
                                  const std::vector<TokenId>& a, const std::vector<TokenId>& b,
                                  std::size_t batch_size, llm::BatchOrder order) {
-  // BatchDocument::id is a view: the names must outlive the documents.
-  const std::string id_a = prefix + "-a", id_b = prefix + "-b";
-  const std::vector<llm::BatchDocument> documents = {{id_a, partition, a}, {id_b, partition, b}};
+  const std::vector<llm::BatchDocument> documents = {{prefix + "-a", partition, a},
+                                                     {prefix + "-b", partition, b}};
   return llm::MiniBatchEpoch::build(partition, documents, llm::CausalWindowConfig::create(2, 1),
                                     llm::MiniBatchConfig::create(batch_size, order));
 }

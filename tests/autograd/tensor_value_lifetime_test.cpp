@@ -13,6 +13,7 @@
 #include "llm/format.hpp"
 #include "llm/tensor/shared_tensor.hpp"
 #include "support/fixed_stack.hpp"
+#include "support/sanitizer.hpp"
 #include "support/test_support.hpp"
 
 namespace llm {
@@ -156,14 +157,6 @@ TEST(TensorValueHandles, OutliveEveryHandleToTheirNode) {
   EXPECT_EQ(values_of(kept), (std::vector<double>{1, 3, 2, 4}));
   EXPECT_FALSE(kept.is_contiguous());
 }
-
-#if defined(__SANITIZE_ADDRESS__)
-#define LLM_TEST_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define LLM_TEST_UNDER_ASAN 1
-#endif
-#endif
 
 #if defined(LLM_TEST_UNDER_ASAN)
 // Proof that the *_asan_test build really checks: reading through a view of

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -74,6 +75,21 @@ TEST(MiniBatchEpoch, StacksCompleteWindowsAndKeepsTheShortFinalBatch) {
                                 {0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}}));
   EXPECT_EQ(last.origins()[1].document_id, "train-b");
   EXPECT_EQ(last.token_count(), 4u);
+}
+
+// The mistake the sanitizer pass found in chapter 33's fixture: names made on
+// the spot. BatchDocument copies its name, so nothing dangles (with a view,
+// ASan reported the read of the dead temporary inside build()).
+TEST(MiniBatchEpoch, KeepsNamesMadeInTheDocumentListItself) {
+  const std::string prefix = "train";
+  const std::vector<BatchDocument> docs = {{prefix + "-a", Partition::Train, kTrainA},
+                                           {prefix + "-b", Partition::Train, kTrainB}};
+  const MiniBatchEpoch epoch =
+      MiniBatchEpoch::build(Partition::Train, docs, CausalWindowConfig::create(2, 1),
+                            MiniBatchConfig::create(3, BatchOrder::sequential()));
+  ASSERT_EQ(epoch.batches().size(), 2u);
+  EXPECT_EQ(epoch.batches()[0].origins()[0].document_id, "train-a");
+  EXPECT_EQ(epoch.batches()[1].origins()[1].document_id, "train-b");
 }
 
 TEST(MiniBatchEpoch, SeedSevenGivesTheChapterOrderAndReplays) {

@@ -40,15 +40,14 @@ void validate_documents(Partition partition, std::span<const BatchDocument> docu
     }
     if (document.partition != partition) {
       throw BatchError(BatchErrorKind::PartitionMismatch, {.index = index,
-                                                           .document_id = std::string(document.id),
+                                                           .document_id = document.id,
                                                            .partition = document.partition,
                                                            .epoch_partition = partition});
     }
     for (std::size_t first = 0; first < index; ++first) {
       if (documents[first].id == document.id) {
-        throw BatchError(
-            BatchErrorKind::DuplicateDocumentId,
-            {.index = index, .earlier_index = first, .document_id = std::string(document.id)});
+        throw BatchError(BatchErrorKind::DuplicateDocumentId,
+                         {.index = index, .earlier_index = first, .document_id = document.id});
       }
     }
   }
@@ -138,7 +137,7 @@ MiniBatchEpoch MiniBatchEpoch::build(Partition partition, std::span<const BatchD
       const std::span<const TokenId> source = document.token_ids.subspan(name.start, T + 1);
       batch.inputs_.insert(batch.inputs_.end(), source.begin(), source.end() - 1);
       batch.targets_.insert(batch.targets_.end(), source.begin() + 1, source.end());
-      batch.origins_.push_back({name.document_index, std::string(document.id), name.start});
+      batch.origins_.push_back({name.document_index, document.id, name.start});
     }
     epoch.batches_.push_back(std::move(batch));
   }

@@ -138,10 +138,12 @@ class MiniBatchConfig {
 };
 
 /// One document as the batch builder sees it: a name, its partition and a
-/// view of its tokens ([BOS, content..., EOS] from chapter 5). The view must
-/// outlive MiniBatchEpoch::build; batches copy the tokens they use.
+/// view of its tokens ([BOS, content..., EOS] from chapter 5). The token view
+/// must outlive MiniBatchEpoch::build; batches copy the tokens they use. The
+/// name is a copy, so `{prefix + "-a", partition, tokens}` is safe (a view of
+/// that temporary string dangled before build() read it).
 struct BatchDocument {
-  std::string_view id;                     ///< the document's name, not empty, unique in an epoch
+  std::string id;                          ///< the document's name, not empty, unique in an epoch
   Partition partition = Partition::Train;  ///< must be the epoch's partition
   std::span<const TokenId> token_ids;      ///< [BOS, content..., EOS]
 };
