@@ -167,10 +167,24 @@ class Chapter:
             return str(absolute)
 
 
+#: Files a demo may leave beside its trace for programs to read (chapter 39's
+#: checkpoint, which build/llm-generate loads). They are results of the run:
+#: withdrawn with the output when a run fails or its output drifts, so no
+#: program reads what an unverified run wrote.
+ARTIFACT_PATTERN = "*.llmcp"
+
+
+def _remove_artifacts(run_dir: Path) -> None:
+    """Delete the files a demo left beside its trace (:data:`ARTIFACT_PATTERN`)."""
+    for path in run_dir.glob(ARTIFACT_PATTERN):
+        path.unlink(missing_ok=True)
+
+
 def _remove_results(run_dir: Path) -> None:
-    """Delete the accepted output, trace and stamp of a run directory, if present."""
+    """Delete the accepted output, trace, stamp and artifacts of a run directory, if present."""
     for name in (OUTPUT_NAME, TRACE_NAME, TRACE_NAME + ".tmp", STAMP_NAME):
         (run_dir / name).unlink(missing_ok=True)
+    _remove_artifacts(run_dir)
 
 
 # --- Running a demo ---------------------------------------------------------
@@ -422,7 +436,7 @@ def compare(chapter: Chapter, output: Path, output_label: str) -> None:
 
 
 def verify(chapter: Chapter, run_dir: Path, depfile: Path | None = None) -> str:
-    """Verify ``run_dir/output.txt``: touch ``verified.stamp`` if equal, else remove it.
+    """Verify ``run_dir/output.txt``: touch ``verified.stamp`` if equal, else remove it and the artifacts.
 
     Args:
         chapter: the chapter whose expected.txt is the reference.
@@ -443,6 +457,7 @@ def verify(chapter: Chapter, run_dir: Path, depfile: Path | None = None) -> str:
         compare(chapter, output, f"demo output ({chapter.label(output)})")
     except DemoError:
         stamp.unlink(missing_ok=True)
+        _remove_artifacts(run_dir)
         raise
     atomic_write_bytes(stamp, b"")
     if depfile is not None:

@@ -227,6 +227,18 @@ def test_drift_prints_unified_diff_and_leaves_expected_untouched(
     assert not (run_dir / "verified.stamp").exists()
 
 
+def test_drift_withdraws_the_checkpoint_the_run_left(root: Path, run_dir: Path) -> None:
+    """A program must not read a checkpoint whose run's output was refused (chapter 39, llm-generate)."""
+    expected(root).write_bytes(b"a\n")
+    write_output(run_dir, b"b\n")
+    (run_dir / "checkpoint.llmcp").write_bytes(b"rejected model")
+    (run_dir / "notes.txt").write_text("kept")
+    assert command("verify", root, run_dir) == 1
+    assert not (run_dir / "checkpoint.llmcp").exists()
+    assert (run_dir / "notes.txt").read_text() == "kept"
+    assert (run_dir / "output.txt").read_bytes() == b"b\n"
+
+
 def test_trailing_newline_drift_is_shown(
     root: Path, run_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
