@@ -75,7 +75,7 @@ help: ## List the targets
 	@echo "  make epub          the whole book as an EPUB (Sphinx, math as MathML) -> $(BUILD)/llm-from-scratch-cpp.epub"
 	@echo "  make bench         Google Benchmark: ours vs OpenBLAS and libtorch, one thread (installs them) -> $(BENCH_BUILD)/bench.json"
 	@echo "  make train         chapter 40: train the decoder on Tiny Shakespeare (Ctrl-C saves; rerun resumes) -> $(TRAIN_OUT)/"
-	@echo "  make generate      continue PROMPT='...' from make train's checkpoint, or CHECKPOINT=FILE (TEMPERATURE, TOP_K)"
+	@echo "  make generate      continue PROMPT='...' from make train's checkpoint, or CHECKPOINT=FILE (TOKENS, TEMPERATURE, TOP_K, SEED, GENERATE_ARGS)"
 	@echo "  make train-anchor  chapter 40's decoder in libtorch, float32/float64 x 1/2 threads -> $(BENCH_BUILD)/train-anchor/"
 	@echo "  make clean         remove everything built in $(BUILD)/"
 	@echo "  make deps          install missing Debian packages (or print the command to run)"
@@ -192,6 +192,9 @@ TOP_K ?= 200
 SEED ?= 1337
 GENERATE_ARGS ?=
 generate: deps ## Continue PROMPT='...' from a checkpoint (CHECKPOINT=, default make train's)
+	@test -e '$(subst ','\'',$(CHECKPOINT))' || { echo "make generate: no checkpoint at $(CHECKPOINT):" \
+	  "run make train first (chapter 40), or pass CHECKPOINT=FILE (make book leaves chapter 39's at" \
+	  "build/chapters/39-end-to-end-llm/checkpoint.llmcp)" >&2; exit 2; }
 	@$(LOCK) && $(CONFIGURE) && $(CMAKE_BUILD) llm-generate
 	@$(BUILD)/llm-generate --checkpoint '$(subst ','\'',$(CHECKPOINT))' --prompt '$(subst ','\'',$(PROMPT))' \
 	  --tokens $(TOKENS) --temperature $(TEMPERATURE) --top-k $(TOP_K) $(if $(SEED),--seed $(SEED)) $(GENERATE_ARGS)

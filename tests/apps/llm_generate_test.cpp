@@ -373,7 +373,9 @@ TEST(LlmGenerate, UsageErrorsExitTwo) {
     EXPECT_EQ(run.status, 2) << arguments.front();
     EXPECT_EQ(run.out, "");
     EXPECT_EQ(run.err.rfind("llm-generate: ", 0), 0u) << run.err;
-    EXPECT_NE(run.err.find("\nusage: llm-generate"), std::string::npos) << run.err;
+    // Two lines: the problem, then where the options are (not the whole help).
+    EXPECT_TRUE(run.err.ends_with("\nTry 'llm-generate --help' for the options.\n")) << run.err;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 2) << run.err;
   }
   const ProgramRun cold = run_generate({"--temperature", "0"}, dir);
   EXPECT_EQ(cold.err.substr(0, cold.err.find('\n')),

@@ -68,7 +68,8 @@ constexpr const char* kUsage =
     "2 a usage error.\n";
 
 [[noreturn]] void usage_error(const std::string& problem) {
-  std::cerr << "llm-generate: " << problem << "\n" << kUsage;
+  // One line and a pointer, as GNU tools do; --help prints the whole text.
+  std::cerr << "llm-generate: " << problem << "\nTry 'llm-generate --help' for the options.\n";
   std::exit(2);
 }
 

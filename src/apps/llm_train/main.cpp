@@ -156,8 +156,11 @@ int main(int argc, char** argv) try {
   if (fs::exists(checkpoint_path)) {
     log = llm::TrainLog::read(log_path.string());
     if (const auto difference = log.config_difference(config)) {
-      std::cerr << "llm-train: " << options.out << " holds a run with another configuration ("
-                << *difference << "); pass --restart to discard it, or --out to train elsewhere\n";
+      std::cerr
+          << "llm-train: " << options.out << " holds a run with another configuration ("
+          << *difference
+          << "); pass --restart to discard it, or --out DIR to train elsewhere (through make: "
+             "TRAIN_ARGS=--restart, or TRAIN_OUT=DIR)\n";
       return 2;
     }
     const llm::Checkpoint checkpoint = llm::Checkpoint::load(checkpoint_path.string());
