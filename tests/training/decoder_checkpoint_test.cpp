@@ -56,11 +56,12 @@ std::uint64_t ulp_distance(std::uint64_t a, std::uint64_t b) {
 // Its values are the reference's to within 64 units in the last place, not
 // bit for bit (measured: at most 50 ULP in a parameter after eight updates),
 // which the six-decimal lines of chapters 33-35 do not show. The initial
-// parameters are bit-identical; the first forward pass already differs, in
-// RMSNorm: our fused rms_norm computes 1 / sqrt(ms + eps) with a closed-form
-// VJP, the reference exp(-0.5 ln(ms + eps)) through a chain of tape
-// operations. The decoded reference file itself re-encodes byte for byte
-// (checkpoint_format_test).
+// parameters are bit-identical, and so is the forward pass since the fused
+// rms_norm computes (ms + eps)^(-1/2) as exp(-ln(ms + eps) / 2), the
+// reference's form; the updates still differ because our RMSNorm has a
+// closed-form VJP where the reference differentiates its chain of exp, log
+// and multiply nodes. The decoded reference file itself re-encodes byte for
+// byte (checkpoint_format_test).
 TEST(DecoderCheckpoint, TheTrainedFixtureSavesInTheReferenceFilesLayout) {
   const TrainingRun run = fixture::run();
   const std::vector<std::uint8_t> expected = testing::reference_ch35_bytes();
