@@ -13,7 +13,6 @@
 // and the error's [area/kind]; nothing on stdout), 2 a usage error.
 #include <getopt.h>
 
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "../command_line.hpp"
 #include "checkpoint_text.hpp"
 #include "llm/error.hpp"
 #include "llm/generation/generation.hpp"
@@ -74,13 +74,10 @@ constexpr const char* kUsage =
 }
 
 unsigned long long whole_number(const char* option, const char* text) {
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long value = std::strtoull(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || text[0] == '-') {
+  const std::optional<unsigned long long> value = llm::apps::parse_whole_number(text);
+  if (!value)
     usage_error(std::string(option) + " needs a non-negative integer, got '" + text + "'");
-  }
-  return value;
+  return *value;
 }
 
 double positive_number(const char* option, const char* text) {

@@ -23,9 +23,11 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 
+#include "../command_line.hpp"
 #include "llm/error.hpp"
 #include "llm/text/text_dataset.hpp"
 #include "llm/training/run_measurement.hpp"
@@ -62,13 +64,9 @@ struct Options {
 }
 
 std::size_t count_argument(const char* option, const char* text) {
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long value = std::strtoull(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || text[0] == '-') {
-    usage(std::string(option) + " needs a non-negative integer, got '" + text + "'");
-  }
-  return static_cast<std::size_t>(value);
+  const std::optional<unsigned long long> value = llm::apps::parse_whole_number(text);
+  if (!value) usage(std::string(option) + " needs a non-negative integer, got '" + text + "'");
+  return static_cast<std::size_t>(*value);
 }
 
 Options parse_options(int argc, char** argv) {
