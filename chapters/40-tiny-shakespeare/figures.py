@@ -138,8 +138,7 @@ def run_facts(trace: Trace) -> dict[str, Any]:
         facts["matmul_shape"] = f"[{matmul[-1]['rows']}, {matmul[-1]['depth']}] x [{matmul[-1]['depth']}, {matmul[-1]['columns']}]"
         facts["peak_share"] = fixed(100 * flops_per_token * tokens / totals["thread_cpu"] * 1e-9
                                     / matmul[-1]["gflops_thread_cpu"], 0)
-    pairs = [(e["validation_loss"], a["validation_loss"])
-             for e in ours["evaluations"] for a in anchor["evaluations"] if a["iteration"] == e["iteration"]]
+    pairs = validation_pairs(ours, anchor)
     facts["compared_evaluations"] = plain(len(pairs))
     facts["largest_difference"] = f"{max(abs(x - y) for x, y in pairs):.1e}"
     facts.update(float64_anchor_facts(ours, totals["thread_cpu"]))
@@ -149,6 +148,12 @@ def run_facts(trace: Trace) -> dict[str, Any]:
     return facts
 
 
+def validation_pairs(ours: Mapping[str, Any], anchor: Mapping[str, Any]) -> list[tuple[float, float]]:
+    """Our validation loss and the anchor's, at every update both runs evaluated."""
+    theirs = {a["iteration"]: a["validation_loss"] for a in anchor["evaluations"]}
+    return [(e["validation_loss"], theirs[e["iteration"]]) for e in ours["evaluations"] if e["iteration"] in theirs]
+
+
 def float64_anchor_facts(ours: Mapping[str, Any], ours_thread_cpu: float) -> dict[str, str]:
     """How libtorch's float64 run compares with ours: losses, logged lines and CPU time."""
     anchor = load_run(ANCHOR64)
@@ -156,8 +161,7 @@ def float64_anchor_facts(ours: Mapping[str, Any], ours_thread_cpu: float) -> dic
     logged = {entry["iteration"]: entry["loss"] for entry in anchor["train_log"]}
     lines = [(entry["loss"], logged[entry["iteration"]]) for entry in ours["train_log"]
              if entry["iteration"] in logged]
-    pairs = [(e["validation_loss"], a["validation_loss"])
-             for e in ours["evaluations"] for a in anchor["evaluations"] if a["iteration"] == e["iteration"]]
+    pairs = validation_pairs(ours, anchor)
     return {
         "anchor64_val_loss": fixed(final["validation_loss_estimate"], 4),
         "anchor64_full_pass": fixed(final["validation_loss_full_pass"], 8),
