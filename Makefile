@@ -207,16 +207,21 @@ ANCHOR_DTYPES ?= float32 float64
 ANCHOR_THREADS ?= 1 2
 ANCHOR_CONFIG ?=
 ANCHOR_ARGS ?=
+# OpenBLAS's own threads (empty: as many as libtorch's). ANCHOR_BLAS_THREADS=1
+# avoids the oversubscription of two pools on two cores (docs/train-runs/README.md);
+# the log's name then ends in -blas1.
+ANCHOR_BLAS_THREADS ?=
 train-anchor: ## Chapter 40's decoder in libtorch (float32/float64, 1 and 2 threads)
 	@PYTHON=$(PYTHON) tools/install-deps $$(grep -v -e '^#' -e '^$$' tools/debian-bench-packages.txt)
 	@$(BENCH_CONFIGURE)
 	@cmake --build $(BENCH_BUILD) --target llm-train-anchor
 	@mkdir -p $(BENCH_BUILD)/train-anchor
 	@for dtype in $(ANCHOR_DTYPES); do for threads in $(ANCHOR_THREADS); do \
-	  echo "train-anchor: $$dtype, $$threads thread(s) -> $(BENCH_BUILD)/train-anchor/$$dtype-$${threads}t.json"; \
-	  OPENBLAS_NUM_THREADS=$$threads OMP_NUM_THREADS=$$threads $(BENCH_BUILD)/llm-train-anchor \
-	    --dtype $$dtype --threads $$threads $(if $(ANCHOR_CONFIG),--config $(ANCHOR_CONFIG)) \
-	    --log $(BENCH_BUILD)/train-anchor/$$dtype-$${threads}t.json $(ANCHOR_ARGS) || exit 1; \
+	  blas=$(or $(ANCHOR_BLAS_THREADS),$$threads); name=$$dtype-$${threads}t$(if $(ANCHOR_BLAS_THREADS),-blas$(ANCHOR_BLAS_THREADS)); \
+	  echo "train-anchor: $$dtype, $$threads thread(s), OpenBLAS $$blas -> $(BENCH_BUILD)/train-anchor/$$name.json"; \
+	  OPENBLAS_NUM_THREADS=$$blas OMP_NUM_THREADS=$$threads $(BENCH_BUILD)/llm-train-anchor \
+	    --dtype $$dtype --threads $$threads --blas-threads $$blas $(if $(ANCHOR_CONFIG),--config $(ANCHOR_CONFIG)) \
+	    --log $(BENCH_BUILD)/train-anchor/$$name.json $(ANCHOR_ARGS) || exit 1; \
 	done; done
 
 # Waits for a build running in $(BUILD), then removes all but the lock file

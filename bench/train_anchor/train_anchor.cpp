@@ -8,7 +8,14 @@
 // float64, on one thread or more.
 //
 //   llm-train-anchor [--config FILE.json] [--dtype float32|float64]
-//                    [--threads N] [--init xavier|gpt2] [--data PATH] [--log FILE.json]
+//                    [--threads N] [--blas-threads N] [--init xavier|gpt2] [--data PATH]
+//                    [--log FILE.json]
+//
+// --threads sets libtorch's intra-op threads (OpenMP); --blas-threads sets
+// OpenBLAS's own pool, which runs the matrix products (default: the same
+// number). Both at 2 on 2 cores oversubscribes them: OpenMP's threads spin
+// after each parallel region while OpenBLAS's want the same cores
+// (docs/train-runs/README.md measures it).
 //
 // `make train-anchor` runs it (docs/training-run.md). It is a benchmark
 // program, built only in the benchmark build (-DLLM_BENCH=ON) with libtorch.
@@ -45,6 +52,7 @@ struct Options {
   std::string config_path;  // empty: the defaults
   std::string dtype = "float32";
   int threads = 1;
+  int blas_threads = 0;  // 0: as many as --threads
   std::string init = "xavier";
   std::string architecture = "chapter32";
   std::string data = LLM_TINY_SHAKESPEARE;
@@ -54,18 +62,23 @@ struct Options {
 [[noreturn]] void usage(const std::string& problem) {
   std::cerr << "llm-train-anchor: " << problem << "\n"
             << "usage: llm-train-anchor [--config FILE.json] [--dtype float32|float64]\n"
-            << "                        [--threads N] [--init xavier|gpt2] [--data PATH]\n"
+            << "                        [--threads N] [--blas-threads N] [--init xavier|gpt2]\n"
+            << "                        [--data PATH]\n"
             << "                        [--architecture chapter32|gpt2] [--log FILE.json]\n";
   std::exit(2);
 }
 
 Options parse_options(int argc, char** argv) {
   Options options;
-  const option long_options[] = {
-      {"config", required_argument, nullptr, 'c'},       {"dtype", required_argument, nullptr, 'd'},
-      {"threads", required_argument, nullptr, 't'},      {"init", required_argument, nullptr, 'i'},
-      {"architecture", required_argument, nullptr, 'a'}, {"data", required_argument, nullptr, 'D'},
-      {"log", required_argument, nullptr, 'l'},          {nullptr, 0, nullptr, 0}};
+  const option long_options[] = {{"config", required_argument, nullptr, 'c'},
+                                 {"dtype", required_argument, nullptr, 'd'},
+                                 {"threads", required_argument, nullptr, 't'},
+                                 {"init", required_argument, nullptr, 'i'},
+                                 {"architecture", required_argument, nullptr, 'a'},
+                                 {"data", required_argument, nullptr, 'D'},
+                                 {"log", required_argument, nullptr, 'l'},
+                                 {"blas-threads", required_argument, nullptr, 'b'},
+                                 {nullptr, 0, nullptr, 0}};
   int c = 0;
   while ((c = getopt_long(argc, argv, "", long_options, nullptr)) != -1) {
     switch (c) {
@@ -77,6 +90,9 @@ Options parse_options(int argc, char** argv) {
         break;
       case 't':
         options.threads = std::atoi(optarg);
+        break;
+      case 'b':
+        options.blas_threads = std::atoi(optarg);
         break;
       case 'i':
         options.init = optarg;
@@ -99,6 +115,8 @@ Options parse_options(int argc, char** argv) {
     usage("--dtype must be float32 or float64, got " + options.dtype);
   }
   if (options.threads < 1) usage("--threads must be at least 1");
+  if (options.blas_threads < 0) usage("--blas-threads must be at least 1");
+  if (options.blas_threads == 0) options.blas_threads = options.threads;
   if (options.init != "xavier" && options.init != "gpt2") {
     usage("--init must be xavier or gpt2, got " + options.init);
   }
@@ -481,7 +499,7 @@ int main(int argc, char** argv) try {
   const torch::ScalarType dtype = options.dtype == "float32" ? torch::kFloat32 : torch::kFloat64;
   at::set_num_interop_threads(1);
   at::set_num_threads(options.threads);
-  const int openblas_threads = set_openblas_threads(options.threads);
+  const int openblas_threads = set_openblas_threads(options.blas_threads);
 
   // The data, exactly as `make train` reads it.
   const std::string text = llm::read_verified_text(options.data, llm::kTinyShakespeare);

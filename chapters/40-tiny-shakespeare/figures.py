@@ -12,8 +12,8 @@ how, where and under which load each was measured):
 * :func:`run_facts` -- the numbers the page quotes from our run;
 * :func:`loss_figure` -- training and validation loss against updates, ours
   and libtorch's;
-* :func:`throughput_table` -- tokens per second, the model's FLOP rate and
-  llm::matmul's measured rate.
+* :func:`runs_table` -- every recorded run's threads, time, rate and final
+  validation loss.
 
 Every number comes from the trace or those files; nothing is typed by hand.
 """
@@ -30,11 +30,16 @@ Trace = Mapping[str, Any]
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = ROOT / "docs" / "train-runs"
-#: Our recorded run (make train) and the libtorch anchor on the same machine.
+#: Our recorded run (make train, one thread) and the libtorch anchor on the same machine.
 OURS = RUNS / "ours-shakespeare-char.json"
 ANCHOR = RUNS / "libtorch-float32-1t.json"
 #: The same anchor in float64, our precision.
 ANCHOR64 = RUNS / "libtorch-float64-1t.json"
+#: Our run again with LLM_THREADS=2.
+OURS_2T = RUNS / "ours-shakespeare-char-2t.json"
+#: The runs of the runs table, in its order (docs/train-runs/README.md says how each was made).
+RUN_FILES = (OURS.name, OURS_2T.name, ANCHOR64.name, "libtorch-float64-2t.json", "libtorch-float64-2t-blas1.json",
+             ANCHOR.name, "libtorch-float32-2t-blas1.json")
 
 PART_NAMES = {
     "token_embedding": "token embedding (tied head)",
@@ -98,83 +103,99 @@ def session_totals(run: Mapping[str, Any]) -> dict[str, float]:
     return {"updates": updates, "wall": wall, "thread_cpu": cpu}
 
 
+def run_summary(path: Path) -> dict[str, Any]:
+    """One finished recorded run, ours or libtorch's, in the same terms.
+
+    Raises:
+        ValueError: naming the file when the run did not finish.
+    """
+    run = load_run(path)
+    if "final" not in run:
+        raise ValueError(f"{path}: the run has no final evaluation; finish it before the page quotes it")
+    final = run["final"]
+    if run["program"] == "llm-train":
+        totals = session_totals(run)
+        wall = totals["wall"]
+        threads = ", ".join(sorted({str(s.get("threads", 1)) for s in run["sessions"]}))
+        loads = [s[key][0] for s in run["sessions"] for key in ("load_average_start", "load_average_end")
+                 if s.get(key)]
+        name = "ours, float64"
+    else:
+        wall = final["training"]["wall_seconds"]
+        threads = str(run["threads"])
+        if run["threads"] > 1:  # libtorch's own pool, then OpenBLAS's
+            threads += f" (OpenBLAS {run['openblas_threads']})"
+        loads = [run[key][0] for key in ("load_average_start", "load_average_end") if run.get(key)]
+        name = f"libtorch, {run['dtype']}"
+    tokens = run["config"]["iterations"] * run["tokens_per_iteration"]
+    return {"run": run, "name": name, "threads": threads, "wall": wall, "tokens_per_second": tokens / wall,
+            "full_pass": final["validation_loss_full_pass"], "estimate": final["validation_loss_estimate"],
+            "loads": loads, "cpu": f"{run['cpu_model_name']}, family {run['cpu_family']}, model {run['cpu_model']}"}
+
+
+def recorded_runs() -> list[dict[str, Any]]:
+    """Every run of the table, in its order: ours, then libtorch float64, then float32."""
+    return [run_summary(RUNS / name) for name in RUN_FILES]
+
+
 def run_facts(trace: Trace) -> dict[str, Any]:
-    """What the page quotes from our recorded run and the anchor."""
-    ours = load_run(OURS)
-    anchor = load_run(ANCHOR)
-    totals = session_totals(ours)
-    tokens = totals["updates"] * ours["tokens_per_iteration"]
+    """What the page quotes from the recorded runs."""
+    runs = {name: summary for name, summary in zip(RUN_FILES, recorded_runs())}
+    ours, ours2 = runs[OURS.name], runs[OURS_2T.name]
+    torch64, torch64_2, torch64_2b = (runs[ANCHOR64.name], runs["libtorch-float64-2t.json"],
+                                      runs["libtorch-float64-2t-blas1.json"])
+    cpus = {summary["cpu"] for summary in runs.values()}
+    if len(cpus) != 1:
+        raise ValueError(f"{RUNS}: the runs of the table come from different machines: {sorted(cpus)}")
+    loads = [load for summary in runs.values() for load in summary["loads"]]
+    run = ours["run"]
+    tokens = run["config"]["iterations"] * run["tokens_per_iteration"]
     flops_per_token = trace["cost"]["training_flops"]
-    matmul = [s["matmul"] for s in ours["sessions"] if "matmul" in s]
-    last_eval = ours["evaluations"][-1]
-    anchor_final = anchor["final"]
-    loads = [s["load_average_start"] for s in ours["sessions"]] + [s.get("load_average_end") for s in ours["sessions"]]
-    loads = [load[0] for load in loads if load]
-    facts = {
-        "updates": plain(totals["updates"]),
-        "iterations": plain(ours["config"]["iterations"]),
-        "sessions": plain(len(ours["sessions"])),
-        "last_eval_iteration": plain(last_eval["iteration"]),
-        "last_train_loss": fixed(last_eval["train_loss"], 4),
-        "last_val_loss": fixed(last_eval["validation_loss"], 4),
-        "wall": fixed(totals["wall"], 0),
-        "thread_cpu": fixed(totals["thread_cpu"], 0),
-        "tokens_per_second_wall": fixed(tokens / totals["wall"], 0),
-        "tokens_per_second_cpu": fixed(tokens / totals["thread_cpu"], 0),
-        "model_gflops": fixed(flops_per_token * tokens / totals["thread_cpu"] * 1e-9, 2),
-        "cpu": ours["cpu_model_name"] + ", family " + ours["cpu_family"] + ", model " + ours["cpu_model"],
-        "load_low": fixed(min(loads), 1) if loads else "unknown",
-        "load_high": fixed(max(loads), 1) if loads else "unknown",
-        "anchor_val_loss": fixed(anchor_final["validation_loss_estimate"], 4),
-        "anchor_full_pass": fixed(anchor_final["validation_loss_full_pass"], 4),
-        "anchor_tokens_per_second_cpu": fixed(anchor_final["tokens_per_second_process_cpu"], 0),
-        "anchor_wall": fixed(anchor_final["training"]["wall_seconds"], 0),
-        "anchor_load": fixed(anchor["load_average_start"][0], 1),
-        "finished": "final" in ours,
+    totals = session_totals(run)
+    matmul = [s["matmul"] for s in run["sessions"] if "matmul" in s][-1]
+    model_gflops = flops_per_token * tokens / totals["thread_cpu"] * 1e-9
+    anchor = runs[ANCHOR.name]
+    pairs = validation_pairs(run, anchor["run"])
+    pairs64 = validation_pairs(run, torch64["run"])
+    logged = {entry["iteration"]: entry["loss"] for entry in torch64["run"]["train_log"]}
+    lines = [(entry["loss"], logged[entry["iteration"]]) for entry in run["train_log"] if entry["iteration"] in logged]
+    best2 = min(torch64_2, torch64_2b, key=lambda summary: summary["wall"])
+    return {
+        "cpu": next(iter(cpus)),
+        "load_high": fixed(max(loads), 1),
+        "runs": plain(len(runs)),
+        "final_val_loss": fixed(ours["estimate"], 4),
+        "final_full_pass": fixed(ours["full_pass"], 4),
+        "ours_full_pass_8": fixed(ours["full_pass"], 8),
+        "wall": fixed(ours["wall"], 0),
+        "wall_2t": fixed(ours2["wall"], 0),
+        "speedup_2t": fixed(ours["wall"] / ours2["wall"], 2),
+        "model_gflops": fixed(model_gflops, 2),
+        "matmul_gflops": fixed(matmul["gflops_thread_cpu"], 2),
+        "matmul_kernel": matmul["kernel"],
+        "matmul_shape": f"[{matmul['rows']}, {matmul['depth']}] x [{matmul['depth']}, {matmul['columns']}]",
+        "peak_share": fixed(100 * model_gflops / matmul["gflops_thread_cpu"], 0),
+        "anchor_full_pass": fixed(anchor["full_pass"], 8),
+        "compared_evaluations": plain(len(pairs)),
+        "largest_difference": f"{max(abs(x - y) for x, y in pairs):.1e}",
+        "anchor64_full_pass": fixed(torch64["full_pass"], 8),
+        "anchor64_largest_difference": f"{max(abs(x - y) for x, y in pairs64):.1e}",
+        "anchor64_logged_lines": plain(len(lines)),
+        "anchor64_equal_lines": plain(sum(f"{x:.4f}" == f"{y:.4f}" for x, y in lines)),
+        "anchor64_wall": fixed(torch64["wall"], 0),
+        "anchor64_time_ratio": fixed(ours["wall"] / torch64["wall"], 2),
+        "anchor64_2t_wall": fixed(torch64_2["wall"], 0),
+        "anchor64_2t_cpu": fixed(torch64_2["run"]["final"]["training"]["process_cpu_seconds"], 0),
+        "anchor64_cpu": fixed(torch64["run"]["final"]["training"]["process_cpu_seconds"], 0),
+        "anchor64_2t_blas1_wall": fixed(torch64_2b["wall"], 0),
+        "anchor64_best2_ratio": fixed(ours2["wall"] / best2["wall"], 2),
     }
-    if matmul:
-        facts["matmul_gflops"] = fixed(matmul[-1]["gflops_thread_cpu"], 2)
-        facts["matmul_kernel"] = matmul[-1]["kernel"]
-        facts["matmul_shape"] = f"[{matmul[-1]['rows']}, {matmul[-1]['depth']}] x [{matmul[-1]['depth']}, {matmul[-1]['columns']}]"
-        facts["peak_share"] = fixed(100 * flops_per_token * tokens / totals["thread_cpu"] * 1e-9
-                                    / matmul[-1]["gflops_thread_cpu"], 0)
-    pairs = validation_pairs(ours, anchor)
-    facts["compared_evaluations"] = plain(len(pairs))
-    facts["largest_difference"] = f"{max(abs(x - y) for x, y in pairs):.1e}"
-    facts.update(float64_anchor_facts(ours, totals["thread_cpu"]))
-    if "final" in ours:
-        facts["final_val_loss"] = fixed(ours["final"]["validation_loss_estimate"], 4)
-        facts["final_full_pass"] = fixed(ours["final"]["validation_loss_full_pass"], 4)
-    return facts
 
 
 def validation_pairs(ours: Mapping[str, Any], anchor: Mapping[str, Any]) -> list[tuple[float, float]]:
     """Our validation loss and the anchor's, at every update both runs evaluated."""
     theirs = {a["iteration"]: a["validation_loss"] for a in anchor["evaluations"]}
     return [(e["validation_loss"], theirs[e["iteration"]]) for e in ours["evaluations"] if e["iteration"] in theirs]
-
-
-def float64_anchor_facts(ours: Mapping[str, Any], ours_thread_cpu: float) -> dict[str, str]:
-    """How libtorch's float64 run compares with ours: losses, logged lines and CPU time."""
-    anchor = load_run(ANCHOR64)
-    final = anchor["final"]
-    logged = {entry["iteration"]: entry["loss"] for entry in anchor["train_log"]}
-    lines = [(entry["loss"], logged[entry["iteration"]]) for entry in ours["train_log"]
-             if entry["iteration"] in logged]
-    pairs = validation_pairs(ours, anchor)
-    return {
-        "anchor64_val_loss": fixed(final["validation_loss_estimate"], 4),
-        "anchor64_full_pass": fixed(final["validation_loss_full_pass"], 8),
-        "anchor64_load": fixed(anchor["load_average_start"][0], 1),
-        "anchor64_thread_cpu": fixed(final["training"]["thread_cpu_seconds"], 1),
-        "anchor64_tokens_per_second_cpu": fixed(final["tokens_per_second_process_cpu"], 0),
-        "anchor64_largest_difference": f"{max(abs(x - y) for x, y in pairs):.1e}",
-        "anchor64_compared_evaluations": plain(len(pairs)),
-        "anchor64_logged_lines": plain(len(lines)),
-        "anchor64_equal_lines": plain(sum(f"{x:.4f}" == f"{y:.4f}" for x, y in lines)),
-        "anchor64_time_ratio": fixed(ours_thread_cpu / final["training"]["thread_cpu_seconds"], 2),
-        "ours_full_pass_8": fixed(ours["final"]["validation_loss_full_pass"], 8) if "final" in ours else "",
-    }
 
 
 def loss_figure() -> str:
@@ -221,18 +242,46 @@ def loss_figure() -> str:
                       "so the curves coincide; docs/train-runs/)", "ch40-loss", alt=alt)
 
 
-def throughput_table(trace: Trace) -> str:
-    """Our run's measured rates beside llm::matmul's and libtorch's."""
-    f = run_facts(trace)
-    rows = [
-        ["ours, float64", f["tokens_per_second_wall"], f["tokens_per_second_cpu"], f["model_gflops"]],
-        ["libtorch float32, 1 thread", fixed(load_run(ANCHOR)["final"]["tokens_per_second_wall"], 0),
-         f["anchor_tokens_per_second_cpu"], "—"],
-    ]
-    if "matmul_gflops" in f:
-        rows.append([f"llm::matmul alone, {f['matmul_shape']}", "—", "—", f["matmul_gflops"]])
-    return table(["Measured", "Tokens/s (wall)", "Tokens/s (CPU)", "GFLOP/s (CPU)"], rows,
-                 "Measured rates on the shared machine (docs/train-runs/README.md)", "ch40-throughput")
+BENCH = ROOT / "docs" / "bench"
+
+
+def step_ratios() -> str:
+    """One update of this configuration, ours against libtorch float64, on every recorded machine.
+
+    From each committed ``make bench`` run (docs/bench/bench-*.json): the
+    minimum CPU time of five repetitions of ``decoder_step/{ours,torch}/chapter40``.
+    Returns prose such as ``0.83 times libtorch's time on AMD EPYC (family 26,
+    model 2)``, one phrase per machine joined by "and".
+
+    Raises:
+        ValueError: naming a file that lacks either step.
+    """
+    phrases = []
+    for path in sorted(BENCH.glob("bench-*.json")):
+        current().dependencies.add(path)
+        data = json.loads(path.read_text(encoding="utf-8"))
+        times = {}
+        for entry in data["benchmarks"]:
+            for method in ("ours", "torch"):
+                if entry["name"] == f"decoder_step/{method}/chapter40/repeats:5_min":
+                    times[method] = entry["cpu_time"]
+        if len(times) != 2:
+            raise ValueError(f"{path.relative_to(ROOT)}: no decoder_step/{{ours,torch}}/chapter40 minimum")
+        context = data["context"]
+        unit = "" if phrases else " times libtorch's time"
+        phrases.append(f"{fixed(times['ours'] / times['torch'], 2)}{unit} on {context['cpu_model_name']} "
+                       f"(family {context['cpu_family']}, model {context['cpu_model']})")
+    return " and ".join(phrases)
+
+
+def runs_table() -> str:
+    """Every recorded run: threads, training time, rate and final validation loss."""
+    rows = [[summary["name"], summary["threads"], fixed(summary["wall"], 0) + " s",
+             count(round(summary["tokens_per_second"])), fixed(summary["full_pass"], 8)]
+            for summary in recorded_runs()]
+    return table(["Run", "Threads", "Training (wall)", "Tokens/s", "Validation loss, all windows"], rows,
+                 "The same 2,000 updates, one run at a time on the quiet machine (docs/train-runs/)",
+                 "ch40-runs")
 
 
 def log(value: float) -> float:

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "llm/tensor/parallel.hpp"
 #include "llm/training/token_cost.hpp"
 
 namespace llm {
@@ -101,6 +102,9 @@ void TrainLog::begin_session(std::size_t iteration, const MatmulRate& matmul) {
                                {"end_iteration", iteration},
                                {"reason", "running"},
                                {"load_average_start", load_json()},
+                               // LLM_THREADS: the kernels' thread count in this session
+                               // (thread CPU then undercounts; compare wall times).
+                               {"threads", thread_count()},
                                {"matmul",
                                 {{"rows", matmul.rows},
                                  {"depth", matmul.depth},
