@@ -207,9 +207,10 @@ ANCHOR_DTYPES ?= float32 float64
 ANCHOR_THREADS ?= 1 2
 ANCHOR_CONFIG ?=
 ANCHOR_ARGS ?=
-# OpenBLAS's own threads (empty: as many as libtorch's). ANCHOR_BLAS_THREADS=1
-# avoids the oversubscription of two pools on two cores (docs/train-runs/README.md);
-# the log's name then ends in -blas1.
+# OpenBLAS's own threads (empty: as many as libtorch's). With two of each on
+# two cores the float64 run took twice as long as on one thread;
+# ANCHOR_BLAS_THREADS=1 avoids it (docs/train-runs/README.md). The log's name
+# then ends in -blas1.
 ANCHOR_BLAS_THREADS ?=
 train-anchor: ## Chapter 40's decoder in libtorch (float32/float64, 1 and 2 threads)
 	@PYTHON=$(PYTHON) tools/install-deps $$(grep -v -e '^#' -e '^$$' tools/debian-bench-packages.txt)

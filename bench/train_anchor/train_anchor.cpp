@@ -11,11 +11,12 @@
 //                    [--threads N] [--blas-threads N] [--init xavier|gpt2] [--data PATH]
 //                    [--log FILE.json]
 //
-// --threads sets libtorch's intra-op threads (OpenMP); --blas-threads sets
-// OpenBLAS's own pool, which runs the matrix products (default: the same
-// number). Both at 2 on 2 cores oversubscribes them: OpenMP's threads spin
-// after each parallel region while OpenBLAS's want the same cores
-// (docs/train-runs/README.md measures it).
+// --threads sets libtorch's intra-op threads (OpenMP, for element-wise work);
+// --blas-threads sets OpenBLAS's own pool, which runs the matrix products
+// (default: the same number). Both count the calling thread, so 2 and 2 put
+// three threads on two cores, and an idle worker of either library keeps
+// polling for a while before it sleeps: the float64 run took twice as long
+// as on one thread (docs/train-runs/README.md has the times).
 //
 // `make train-anchor` runs it (docs/training-run.md). It is a benchmark
 // program, built only in the benchmark build (-DLLM_BENCH=ON) with libtorch.
@@ -32,10 +33,12 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <numbers>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "../../src/apps/command_line.hpp"
 #include "llm/nn/init.hpp"
 #include "llm/text/text_dataset.hpp"
 #include "llm/training/random_windows.hpp"
@@ -52,7 +55,7 @@ struct Options {
   std::string config_path;  // empty: the defaults
   std::string dtype = "float32";
   int threads = 1;
-  int blas_threads = 0;  // 0: as many as --threads
+  int blas_threads = 0;  // 0 (not given): as many as --threads
   std::string init = "xavier";
   std::string architecture = "chapter32";
   std::string data = LLM_TINY_SHAKESPEARE;
@@ -66,6 +69,15 @@ struct Options {
             << "                        [--data PATH]\n"
             << "                        [--architecture chapter32|gpt2] [--log FILE.json]\n";
   std::exit(2);
+}
+
+// A thread count: a whole number from 1 to 1024.
+int thread_argument(const char* option, const char* text) {
+  const std::optional<unsigned long long> value = llm::apps::parse_whole_number(text);
+  if (!value || *value < 1 || *value > 1024) {
+    usage(std::string(option) + " must be a whole number from 1 to 1024, got '" + text + "'");
+  }
+  return static_cast<int>(*value);
 }
 
 Options parse_options(int argc, char** argv) {
@@ -89,10 +101,10 @@ Options parse_options(int argc, char** argv) {
         options.dtype = optarg;
         break;
       case 't':
-        options.threads = std::atoi(optarg);
+        options.threads = thread_argument("--threads", optarg);
         break;
       case 'b':
-        options.blas_threads = std::atoi(optarg);
+        options.blas_threads = thread_argument("--blas-threads", optarg);
         break;
       case 'i':
         options.init = optarg;
@@ -114,8 +126,6 @@ Options parse_options(int argc, char** argv) {
   if (options.dtype != "float32" && options.dtype != "float64") {
     usage("--dtype must be float32 or float64, got " + options.dtype);
   }
-  if (options.threads < 1) usage("--threads must be at least 1");
-  if (options.blas_threads < 0) usage("--blas-threads must be at least 1");
   if (options.blas_threads == 0) options.blas_threads = options.threads;
   if (options.init != "xavier" && options.init != "gpt2") {
     usage("--init must be xavier or gpt2, got " + options.init);

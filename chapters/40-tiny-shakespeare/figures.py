@@ -21,6 +21,7 @@ Every number comes from the trace or those files; nothing is typed by hand.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -119,6 +120,7 @@ def run_summary(path: Path) -> dict[str, Any]:
         threads = ", ".join(sorted({str(s.get("threads", 1)) for s in run["sessions"]}))
         loads = [s[key][0] for s in run["sessions"] for key in ("load_average_start", "load_average_end")
                  if s.get(key)]
+        loads += [e["load_average"][0] for e in run["evaluations"] if e.get("load_average")]
         name = "ours, float64"
     else:
         wall = final["training"]["wall_seconds"]
@@ -126,6 +128,7 @@ def run_summary(path: Path) -> dict[str, Any]:
         if run["threads"] > 1:  # libtorch's own pool, then OpenBLAS's
             threads += f" (OpenBLAS {run['openblas_threads']})"
         loads = [run[key][0] for key in ("load_average_start", "load_average_end") if run.get(key)]
+        loads += [e["load_average"][0] for e in run["evaluations"] if e.get("load_average")]
         name = f"libtorch, {run['dtype']}"
     tokens = run["config"]["iterations"] * run["tokens_per_iteration"]
     return {"run": run, "name": name, "threads": threads, "wall": wall, "tokens_per_second": tokens / wall,
@@ -163,7 +166,7 @@ def run_facts(trace: Trace) -> dict[str, Any]:
     return {
         "cpu": next(iter(cpus)),
         "load_high": fixed(max(loads), 1),
-        "runs": plain(len(runs)),
+        "runs_words": NUMBER_WORDS.get(len(runs), plain(len(runs))),
         "final_val_loss": fixed(ours["estimate"], 4),
         "final_full_pass": fixed(ours["full_pass"], 4),
         "ours_full_pass_8": fixed(ours["full_pass"], 8),
@@ -175,11 +178,13 @@ def run_facts(trace: Trace) -> dict[str, Any]:
         "matmul_kernel": matmul["kernel"],
         "matmul_shape": f"[{matmul['rows']}, {matmul['depth']}] x [{matmul['depth']}, {matmul['columns']}]",
         "peak_share": fixed(100 * model_gflops / matmul["gflops_thread_cpu"], 0),
+        "counted_seconds": fixed(flops_per_token * tokens / (matmul["gflops_thread_cpu"] * 1e9), 0),
+        "cpu_seconds": fixed(totals["thread_cpu"], 0),
         "anchor_full_pass": fixed(anchor["full_pass"], 8),
         "compared_evaluations": plain(len(pairs)),
-        "largest_difference": f"{max(abs(x - y) for x, y in pairs):.1e}",
+        "largest_difference": upper_bound(max(abs(x - y) for x, y in pairs)),
         "anchor64_full_pass": fixed(torch64["full_pass"], 8),
-        "anchor64_largest_difference": f"{max(abs(x - y) for x, y in pairs64):.1e}",
+        "anchor64_largest_difference": upper_bound(max(abs(x - y) for x, y in pairs64)),
         "anchor64_logged_lines": plain(len(lines)),
         "anchor64_equal_lines": plain(sum(f"{x:.4f}" == f"{y:.4f}" for x, y in lines)),
         "anchor64_wall": fixed(torch64["wall"], 0),
@@ -190,6 +195,17 @@ def run_facts(trace: Trace) -> dict[str, Any]:
         "anchor64_2t_blas1_wall": fixed(torch64_2b["wall"], 0),
         "anchor64_best2_ratio": fixed(ours2["wall"] / best2["wall"], 2),
     }
+
+
+NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
+
+
+def upper_bound(value: float) -> str:
+    """``value`` rounded up to two significant digits (``1.031e-7`` -> ``1.1e-07``), for "agree to within"."""
+    if value == 0:
+        return "0"
+    scale = 10.0 ** (math.floor(math.log10(abs(value))) - 1)
+    return f"{math.ceil(value / scale) * scale:.1e}"
 
 
 def validation_pairs(ours: Mapping[str, Any], anchor: Mapping[str, Any]) -> list[tuple[float, float]]:
@@ -238,7 +254,7 @@ def loss_figure() -> str:
     pairs = [abs(e["validation_loss"] - a["validation_loss"]) for e in ours["evaluations"]
              for a in anchor["evaluations"] if a["iteration"] == e["iteration"]]
     return svg_figure(svg, "The recorded runs: our training-batch loss and validation loss, and libtorch's "
-                      f"validation loss on the same windows (hollow rings; the two agree within {max(pairs):.1e}, "
+                      f"validation loss on the same windows (hollow rings; the two agree within {upper_bound(max(pairs))}, "
                       "so the curves coincide; docs/train-runs/)", "ch40-loss", alt=alt)
 
 
@@ -246,12 +262,12 @@ BENCH = ROOT / "docs" / "bench"
 
 
 def step_ratios() -> str:
-    """One update of this configuration, ours against libtorch float64, on every recorded machine.
+    """One update of the benchmark's chapter-40 model (SwiGLU width 512), ours against libtorch float64.
 
     From each committed ``make bench`` run (docs/bench/bench-*.json): the
     minimum CPU time of five repetitions of ``decoder_step/{ours,torch}/chapter40``.
-    Returns prose such as ``0.83 times libtorch's time on AMD EPYC (family 26,
-    model 2)``, one phrase per machine joined by "and".
+    One phrase per recorded machine, joined by "and": ``0.83 times libtorch's
+    time on AMD EPYC (family 26, model 2) and 1.40 on ...``.
 
     Raises:
         ValueError: naming a file that lacks either step.
@@ -279,8 +295,9 @@ def runs_table() -> str:
     rows = [[summary["name"], summary["threads"], fixed(summary["wall"], 0) + " s",
              count(round(summary["tokens_per_second"])), fixed(summary["full_pass"], 8)]
             for summary in recorded_runs()]
-    return table(["Run", "Threads", "Training (wall)", "Tokens/s", "Validation loss, all windows"], rows,
-                 "The same 2,000 updates, one run at a time on the quiet machine (docs/train-runs/)",
+    return table(["Run", "Threads", "Training (wall)", "Tokens/s (wall)", "Validation loss, all windows"], rows,
+                 f"The same {count(load_run(RUNS / OURS.name)['config']['iterations'])} updates, one run at a time "
+                 "on the quiet machine (docs/train-runs/)",
                  "ch40-runs")
 
 
