@@ -224,6 +224,10 @@ const std::optional<Tensor>& TensorValue::gradient() const noexcept {
 }
 void TensorValue::scale_gradient_in_place(double multiplier, double divisor) const noexcept {
   if (!node_->gradient) return;
+  if (divisor == 1.0) {  // g / 1 is g exactly: the same bits without the division
+    for (double& element : node_->gradient->mutable_values()) element = element * multiplier;
+    return;
+  }
   for (double& element : node_->gradient->mutable_values())
     element = element / divisor * multiplier;
 }
