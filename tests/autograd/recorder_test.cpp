@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -116,6 +117,28 @@ TEST(Recorder, RefusesANonFiniteForwardValueNamingTheOperation) {
   EXPECT_EQ(error->kind_name(), "non-finite-result");
   EXPECT_NE(std::string(error->what()).find("cube produced non-finite value inf"),
             std::string::npos);
+}
+
+TEST(Recorder, ScansAResultThatSharesAnOperandsStorageButReachesPastItsValues) {
+  // A view of an operand's value is not scanned again: its values were
+  // checked with the operand. Sharing the storage is not enough: here the
+  // operand is the first two values of a block whose third is infinite, and
+  // the result is the whole block, so the scan must run and refuse it.
+  const SharedTensor block(Tensor({4}, {1.0, 2.0, std::numeric_limits<double>::infinity(), 4.0}));
+  const TensorValue x = TensorValue::parameter(Tensor({2}, {1.0, 2.0}));
+  const TensorValue first_two = TensorValue::constant(block.slice(0, 0, 2));
+  const auto error = capture_error<TensorAutodiffError>([&] {
+    record_operation(kSub, block,
+                     {first_two, {"unused", [](const SharedTensor& upstream) { return upstream; }}},
+                     {x, {"unused", [](const SharedTensor& upstream) { return upstream; }}});
+  });
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind(), TensorAutodiffErrorKind::NonFiniteResult);
+  EXPECT_EQ(error->coordinate(), (std::vector<std::size_t>{2}));
+  // A transposed view of a checked value is recorded, with its values.
+  const TensorValue matrix = TensorValue::parameter(Tensor({2, 3}, {1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(values_of(matrix.transpose(0, 1).value().materialize()),
+            (std::vector<double>{1, 4, 2, 5, 3, 6}));
 }
 
 TEST(Recorder, HonoursTheNoGradScopeAndUntrackedOperands) {

@@ -97,11 +97,13 @@ TensorValue causal_softmax(const TensorValue& scores) {
     // The softmax of the visible keys only: a masked key is never read.
     double maximum = -std::numeric_limits<double>::infinity();
     for (std::size_t k = 0; k < seen; ++k) maximum = std::fmax(maximum, s[first + k]);
+    // Each exp once: kept in the row, summed in increasing k, then divided.
     double normalizer = 0.0;
-    for (std::size_t k = 0; k < seen; ++k) normalizer += std::exp(s[first + k] - maximum);
     for (std::size_t k = 0; k < seen; ++k) {
-      p[first + k] = std::exp(s[first + k] - maximum) / normalizer;
+      p[first + k] = std::exp(s[first + k] - maximum);
+      normalizer += p[first + k];
     }
+    for (std::size_t k = 0; k < seen; ++k) p[first + k] = p[first + k] / normalizer;
   }
   const SharedTensor saved = std::move(probabilities);  // saved context: P
   // endregion: causal-softmax-forward

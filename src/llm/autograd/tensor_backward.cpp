@@ -41,7 +41,7 @@ class TensorValue::ReversePass {
   void validate_graph() const;
   void propagate(TensorBackwardTrace* trace);
   void check_contribution(std::size_t child, std::size_t slot, std::size_t parent,
-                          const SharedTensor& contribution) const;
+                          const SharedTensor& upstream, const SharedTensor& contribution) const;
   void accumulate(std::size_t node, SharedTensor contribution);
   [[noreturn]] void refuse_pass_adjoint(std::size_t node, std::size_t index, double before,
                                         double term) const;
@@ -121,7 +121,7 @@ void TensorValue::ReversePass::propagate(TensorBackwardTrace* trace) {
       std::optional<SharedTensor> contribution;
       if (edge.parent->tracked) {  // constants and detached values stop the flow
         contribution = edge.rule.apply(upstream);
-        check_contribution(child, slot, parent, *contribution);
+        check_contribution(child, slot, parent, upstream, *contribution);
       }
       // region: propagate-trace-record
       if (trace != nullptr) {
@@ -138,7 +138,7 @@ void TensorValue::ReversePass::propagate(TensorBackwardTrace* trace) {
 }
 
 void TensorValue::ReversePass::check_contribution(std::size_t child, std::size_t slot,
-                                                  std::size_t parent,
+                                                  std::size_t parent, const SharedTensor& upstream,
                                                   const SharedTensor& contribution) const {
   const Node& node = *order_[child];
   const Shape& parent_shape = order_[parent]->value.shape();
@@ -152,6 +152,9 @@ void TensorValue::ReversePass::check_contribution(std::size_t child, std::size_t
                                .shape = contribution.shape(),
                                .expected_shape = parent_shape});
   }
+  // The upstream itself, or a view of it (an addition's or a reshape's
+  // rule): its values were checked when they were added up.
+  if (tape_detail::within_checked_range(contribution, upstream)) return;
   const TensorView view = contribution.view();
   if (auto index = tape_detail::first_non_finite(view)) {
     throw TensorAutodiffError(TensorAutodiffErrorKind::NonFiniteContribution,

@@ -76,6 +76,25 @@ inline std::optional<std::size_t> first_non_finite(const TensorView& view) {
   return found;
 }
 
+/// Whether every element of `value` lies in the storage range of `checked`, a
+/// contiguous tensor whose elements are all known to be finite (a node's
+/// value, or an adjoint of the reverse pass): then `value`'s elements are
+/// finite too, and scanning them again would repeat a check. This is what a
+/// view of an operand is (a reshape, transpose, permutation, slice or
+/// broadcast of it) and what a VJP returns when it passes its upstream on.
+/// A value that only shares the storage, or a `checked` that is itself a
+/// strided view (whose storage range may hold values it never covered), is
+/// scanned as usual.
+inline bool within_checked_range(const SharedTensor& value, const SharedTensor& checked) {
+  if (!value.shares_storage_with(checked) || !checked.is_contiguous()) return false;
+  if (value.size() == 0) return true;
+  std::size_t last = value.offset();  // strides are non-negative: the largest offset
+  for (std::size_t axis = 0; axis < value.rank(); ++axis) {
+    last += (value.shape()[axis] - 1) * value.strides()[axis];
+  }
+  return value.offset() >= checked.offset() && last < checked.offset() + checked.size();
+}
+
 /// The upstream of a broadcasting operation summed to its operand's `shape`:
 /// the upstream itself (no copy) when the operand was not broadcast.
 inline SharedTensor summed_to(const SharedTensor& upstream, const Shape& shape) {

@@ -6,6 +6,7 @@
 // tensor_reduction_ops.cpp and model_*.cpp.
 #include "llm/autograd/tensor_value.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <type_traits>
@@ -133,7 +134,14 @@ TensorValue record_operation(TensorOperation operation, SharedTensor value,
   // Every forward value on the tape is finite, so a non-finite adjoint can
   // only come from a VJP or an accumulation, where the pass names it.
   // region: record-finite-check
-  if (auto index = tape_detail::first_non_finite(value.view())) {
+  // A view of an operand's value (a reshape, transpose, permutation, slice)
+  // holds values that operand's check already covered: not scanned again.
+  const auto checked_before = [&value](const RecordedOperand& recorded) {
+    return tape_detail::within_checked_range(value, recorded.operand.node_->value);
+  };
+  if (std::any_of(operands.begin(), operands.end(), checked_before)) {
+    // every element is one of an operand's finite values
+  } else if (auto index = tape_detail::first_non_finite(value.view())) {
     throw TensorAutodiffError(TensorAutodiffErrorKind::NonFiniteResult,
                               {.operation = operation,
                                .shape = value.shape(),
@@ -216,6 +224,10 @@ const std::optional<Tensor>& TensorValue::gradient() const noexcept {
 }
 void TensorValue::scale_gradient_in_place(double multiplier, double divisor) const noexcept {
   if (!node_->gradient) return;
+  if (divisor == 1.0) {  // g / 1 is g exactly: the same bits without the division
+    for (double& element : node_->gradient->mutable_values()) element = element * multiplier;
+    return;
+  }
   for (double& element : node_->gradient->mutable_values())
     element = element / divisor * multiplier;
 }

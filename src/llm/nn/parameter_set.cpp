@@ -214,10 +214,14 @@ void ParameterSet::scale_gradients(double multiplier, double divisor) const {
                          {.value = multiplier, .divisor = divisor});
   }
   // Check every product first: a throw leaves every gradient as it was.
+  // g / 1 is g exactly, so a divisor of 1 (every clip whose factor does not
+  // underflow) skips the division and gives the same bits.
+  const bool divides = divisor != 1.0;
   for (const NamedParameter& entry : entries_) {
     const std::span<const double> gradient = entry.parameter.gradient()->values();
     for (std::size_t i = 0; i < gradient.size(); ++i) {
-      if (!std::isfinite(gradient[i] / divisor * multiplier)) {
+      const double quotient = divides ? gradient[i] / divisor : gradient[i];
+      if (!std::isfinite(quotient * multiplier)) {
         throw ParameterError(ParameterErrorKind::NonFiniteScaledGradient,
                              {.name = entry.name,
                               .index = i,

@@ -172,8 +172,9 @@ const MatmulKernel& kernel_from_environment() {
 // A run of N values (a panel's width or height, known at compile time), in
 // moves the compiler emits inline rather than one memcpy call per run.
 template <std::size_t N>
-void copy_run(const double* from, double* to) {
+inline __attribute__((always_inline)) void copy_run(const double* from, double* to) {
   typedef double Pair __attribute__((vector_size(16)));
+#pragma GCC unroll 16
   for (std::size_t k = 0; k < N; k += 2) {
     Pair pair;
     __builtin_memcpy(&pair, from + k, sizeof pair);
@@ -182,7 +183,8 @@ void copy_run(const double* from, double* to) {
 }
 
 // `count` adjacent values; the usual panel sizes go through copy_run.
-void copy_values(const double* from, std::size_t count, double* to) {
+inline __attribute__((always_inline)) void copy_values(const double* from, std::size_t count,
+                                                       double* to) {
   switch (count) {
     case 32:
       return copy_run<32>(from, to);
@@ -201,70 +203,68 @@ void copy_values(const double* from, std::size_t count, double* to) {
 // B[depth block, column block] as panels of NR columns: panel q holds, for
 // each p, columns q*NR .. q*NR+NR-1 side by side; columns past the edge are
 // 0.0 (their results are never stored). Packing only copies values, so the
-// loop order is free: rows of B are copied as runs when its columns are
-// adjacent, columns as runs when its rows are (a transposed view, B = W^T).
+// loop order is free, and it follows the source's memory: rows of B one
+// after another when its columns are adjacent (each row's runs of NR values
+// go to the panels side by side), columns one after another when its rows
+// are (a transposed view, B = W^T). The reads are then one sequential stream
+// the hardware prefetches; the writes land in the packed block, which stays
+// in cache for the kernels.
 void pack_b(const Microkernel& tile, std::size_t depth, std::size_t columns, MatrixOperand b,
             double* packed) {
   const std::size_t nr = tile.columns;
-  for (std::size_t first = 0; first < columns; first += nr) {
-    const std::size_t width = std::min(nr, columns - first);
-    const double* block = b.data + first * b.column_stride;
-    if (b.row_stride == 1 && b.column_stride != 1) {
-      for (std::size_t j = 0; j < width; ++j) {
-        const double* column = block + j * b.column_stride;
-        for (std::size_t p = 0; p < depth; ++p) packed[p * nr + j] = column[p];
-      }
-      for (std::size_t p = 0; p < depth; ++p) std::fill_n(packed + p * nr + width, nr - width, 0.0);
-      packed += depth * nr;
-      continue;
-    }
+  const std::size_t panels = (columns + nr - 1) / nr;
+  if (b.column_stride == 1) {
     for (std::size_t p = 0; p < depth; ++p) {
-      const double* row = block + p * b.row_stride;
-      if (b.column_stride == 1) {
-        copy_values(row, width, packed);
-      } else {
-        for (std::size_t j = 0; j < width; ++j) packed[j] = row[j * b.column_stride];
+      const double* row = b.data + p * b.row_stride;
+      for (std::size_t q = 0; q < panels; ++q) {
+        const std::size_t width = std::min(nr, columns - q * nr);
+        double* to = packed + (q * depth + p) * nr;
+        copy_values(row + q * nr, width, to);
+        std::fill_n(to + width, nr - width, 0.0);
       }
-      std::fill_n(packed + width, nr - width, 0.0);
-      packed += nr;
     }
+    return;
   }
-}
-
-// One full panel of MR rows of a row-major A (adjacent columns): for each p,
-// the MR rows' values side by side, with the row count known at compile time.
-template <std::size_t MR>
-void pack_full_rows(const double* block, std::size_t row_stride, std::size_t depth,
-                    double* packed) {
-  for (std::size_t p = 0; p < depth; ++p) {
-    for (std::size_t i = 0; i < MR; ++i) packed[p * MR + i] = block[i * row_stride + p];
+  for (std::size_t q = 0; q < panels; ++q) {
+    const std::size_t width = std::min(nr, columns - q * nr);
+    double* panel = packed + q * depth * nr;
+    for (std::size_t j = 0; j < width; ++j) {
+      const double* column = b.data + (q * nr + j) * b.column_stride;
+      for (std::size_t p = 0; p < depth; ++p) panel[p * nr + j] = column[p * b.row_stride];
+    }
+    for (std::size_t p = 0; p < depth; ++p) std::fill_n(panel + p * nr + width, nr - width, 0.0);
   }
 }
 
 // A[row block, depth block] as panels of MR rows: panel q holds, for each p,
-// rows q*MR .. q*MR+MR-1 side by side; rows past the edge are 0.0.
+// rows q*MR .. q*MR+MR-1 side by side; rows past the edge are 0.0. As for B,
+// the source is read in memory order: rows one after another (each row's
+// values go to its lane of the panel, MR apart), or, for a transposed view
+// (A = X^T, whose column p is adjacent values), columns one after another.
 void pack_a(const Microkernel& tile, std::size_t rows, std::size_t depth, MatrixOperand a,
             double* packed) {
   const std::size_t mr = tile.rows;
-  for (std::size_t first = 0; first < rows; first += mr) {
-    const std::size_t height = std::min(mr, rows - first);
-    const double* block = a.data + first * a.row_stride;
-    if (height == mr && a.column_stride == 1 && (mr == 8 || mr == 4)) {
-      if (mr == 8) pack_full_rows<8>(block, a.row_stride, depth, packed);
-      if (mr == 4) pack_full_rows<4>(block, a.row_stride, depth, packed);
-      packed += depth * mr;
-      continue;
-    }
+  const std::size_t panels = (rows + mr - 1) / mr;
+  if (a.row_stride == 1 && a.column_stride != 1) {
     for (std::size_t p = 0; p < depth; ++p) {
-      const double* column = block + p * a.column_stride;
-      if (a.row_stride == 1) {  // a transposed view: the panel's values for p are adjacent
-        copy_values(column, height, packed);
-      } else {
-        for (std::size_t i = 0; i < height; ++i) packed[i] = column[i * a.row_stride];
+      const double* column = a.data + p * a.column_stride;
+      for (std::size_t q = 0; q < panels; ++q) {
+        const std::size_t height = std::min(mr, rows - q * mr);
+        double* to = packed + (q * depth + p) * mr;
+        copy_values(column + q * mr, height, to);
+        std::fill_n(to + height, mr - height, 0.0);
       }
-      std::fill_n(packed + height, mr - height, 0.0);
-      packed += mr;
     }
+    return;
+  }
+  for (std::size_t q = 0; q < panels; ++q) {
+    const std::size_t height = std::min(mr, rows - q * mr);
+    double* panel = packed + q * depth * mr;
+    for (std::size_t i = 0; i < height; ++i) {
+      const double* row = a.data + (q * mr + i) * a.row_stride;
+      for (std::size_t p = 0; p < depth; ++p) panel[p * mr + i] = row[p * a.column_stride];
+    }
+    for (std::size_t p = 0; p < depth; ++p) std::fill_n(panel + p * mr + height, mr - height, 0.0);
   }
 }
 // endregion: matmul-packing
