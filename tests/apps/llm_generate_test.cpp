@@ -23,6 +23,7 @@
 #include "llm/training/decoder_checkpoint.hpp"
 #include "llm/training/train_run.hpp"
 #include "support/test_support.hpp"
+#include "training/small_train_run.hpp"
 
 namespace llm {
 namespace {
@@ -83,20 +84,10 @@ std::shared_ptr<const TrainingText> shakespeare() {
   return text;
 }
 
-/// A chapter-40 checkpoint: a one-block decoder (context 16) after 2 updates.
+/// A chapter-40 checkpoint: the run's tests' one-block decoder (context 16)
+/// after 2 of its 8 updates.
 fs::path literal_checkpoint(const fs::path& dir) {
-  TrainRunConfig config;
-  config.layers = 1;
-  config.heads = 2;
-  config.model_width = 16;
-  config.feed_forward_width = 24;
-  config.context = 16;
-  config.batch_size = 4;
-  config.iterations = 2;
-  config.warmup_iterations = 1;
-  config.decay_iterations = 2;
-  config.eval_batches = 1;
-  TrainRun run = TrainRun::start(config, shakespeare());
+  TrainRun run = TrainRun::start(testing::small_config(), shakespeare());
   run.update();
   run.update();
   const fs::path path = dir / "literal.llmcp";

@@ -10,32 +10,18 @@
 #include <vector>
 
 #include "support/test_support.hpp"
+#include "training/small_train_run.hpp"
 
 namespace llm {
 namespace {
 
 using testing::capture_error;
+using testing::small_config;
 
 std::shared_ptr<const TrainingText> shakespeare() {
   static const auto text = std::make_shared<const TrainingText>(
       TrainingText::from_text(read_verified_text(LLM_TINY_SHAKESPEARE, kTinyShakespeare), 0.9));
   return text;
-}
-
-// A decoder small enough for a test: one block of width 16.
-TrainRunConfig small_config() {
-  TrainRunConfig config;
-  config.layers = 1;
-  config.heads = 2;
-  config.model_width = 16;
-  config.feed_forward_width = 24;
-  config.context = 16;
-  config.batch_size = 4;
-  config.iterations = 8;
-  config.warmup_iterations = 2;
-  config.decay_iterations = 8;
-  config.eval_batches = 2;
-  return config;
 }
 
 std::vector<std::uint8_t> bytes_of(const TrainRun& run) {
