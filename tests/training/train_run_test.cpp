@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -117,6 +118,24 @@ TEST(TrainRun, RefusesACheckpointOfAnotherRun) {
                 ->evidence()
                 .key,
             "tokenizer");
+}
+
+TEST(TrainedDecoder, ReadsItsRunsBytesAndRefusesPiecesOutOfByteOrder) {
+  const Checkpoint saved = TrainRun::start(small_config(), shakespeare()).checkpoint();
+  EXPECT_EQ(TrainedDecoder::from_checkpoint(saved, "saved").vocabulary, shakespeare()->vocabulary);
+  // The same decoder with its 65 one-byte pieces listed from the last byte down.
+  std::vector<std::string> reversed = saved.tokenizer().literal_pieces();
+  std::reverse(reversed.begin(), reversed.end());
+  const Checkpoint reordered = Checkpoint::create(
+      CheckpointTokenizer::literal(reversed), saved.model_config(), saved.parameters(),
+      saved.optimizer_state(), saved.selected_step(), saved.generator_state());
+  const auto error = capture_error<TrainRunError>(
+      [&] { TrainedDecoder::from_checkpoint(reordered, "reordered.llmcp"); });
+  EXPECT_EQ(error->kind(), TrainRunErrorKind::CheckpointMismatch);
+  EXPECT_EQ(error->evidence().key, "tokenizer");
+  EXPECT_STREQ(error->what(),
+               "reordered.llmcp belongs to another run: its tokenizer is literal-u32 of 65 "
+               "tokens, this run's is literal one-byte pieces in byte order");
 }
 
 }  // namespace

@@ -19,20 +19,6 @@ std::string byte_text(unsigned char byte) {
   return prints ? std::string(code) + " '" + static_cast<char>(byte) + "'" : std::string(code);
 }
 
-/// The literal pieces as a byte vocabulary, when every piece is one byte and
-/// the pieces are in byte order (chapter 40's checkpoints); nothing otherwise.
-std::optional<llm::ByteVocabulary> one_byte_vocabulary(const std::vector<std::string>& pieces) {
-  std::string symbols;
-  for (const std::string& piece : pieces) {
-    if (piece.size() != 1) return std::nullopt;
-    symbols += piece;
-  }
-  if (symbols.empty()) return std::nullopt;
-  llm::ByteVocabulary vocabulary = llm::ByteVocabulary::from_text(symbols);
-  if (vocabulary.symbols() != symbols) return std::nullopt;  // repeated or out of byte order
-  return vocabulary;
-}
-
 }  // namespace
 
 CheckpointTokenizerView CheckpointTokenizerView::from_checkpoint(const llm::Checkpoint& checkpoint,
@@ -41,7 +27,7 @@ CheckpointTokenizerView CheckpointTokenizerView::from_checkpoint(const llm::Chec
   if (tokenizer.kind() == llm::CheckpointTokenizer::Kind::BytePair) {
     return {tokenizer.kind_name(), tokenizer.bpe(), std::nullopt};
   }
-  std::optional<llm::ByteVocabulary> bytes = one_byte_vocabulary(tokenizer.literal_pieces());
+  std::optional<llm::ByteVocabulary> bytes = tokenizer.byte_vocabulary();
   if (!bytes) {
     throw llm::CheckpointError(
         llm::CheckpointErrorKind::InvalidTokenizer,
