@@ -22,6 +22,11 @@ GENERATOR ?= $(if $(shell command -v ninja),Ninja,Unix Makefiles)
 # The repository the book's "Repository" and "view source" links name (docs/html.md);
 # empty: the checkout's git remote origin, else the checkout itself (file://).
 REPOSITORY_URL ?=
+# $(call shell_words,VALUE): VALUE cut at blanks, each word single-quoted for
+# the shell, so it reaches the program as typed: BENCH_ARGS='--benchmark_filter=a|b'
+# passes a `|` (not a pipe), and TRAIN_ARGS='--restart --config my.json' two
+# options. A word cannot itself hold a blank. The *_ARGS variables go through it.
+shell_words = $(foreach word,$(1),'$(subst ','\'',$(word))')
 
 CHAPTERS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard chapters/[0-9]*/chapter.md chapters/[0-9]*/CMakeLists.txt)))))
 CHAPTER_NUMBERS := $(foreach c,$(CHAPTERS),$(firstword $(subst -, ,$(c))))
@@ -153,6 +158,8 @@ epub: book ## The whole book as an EPUB -> build/llm-from-scratch-cpp.epub
 # which `make book` and `make test` never need (tools/debian-bench-packages.txt).
 BENCH_BUILD ?= build-bench
 BENCH_JSON ?= $(BENCH_BUILD)/bench.json
+# More llm_bench options, separated by blanks, each passed as typed (shell_words):
+# BENCH_ARGS='--benchmark_filter=decoder_(step|forward) --benchmark_repetitions=3'.
 BENCH_ARGS ?=
 BENCH_CONFIGURE_ARGS := $(CONFIGURE_ARGS) -DLLM_BENCH=ON
 BENCH_CONFIGURE = mkdir -p $(BENCH_BUILD) && \
@@ -165,7 +172,7 @@ bench: ## Google Benchmark: ours vs OpenBLAS and libtorch, single-threaded
 	@PYTHON=$(PYTHON) tools/install-deps $$(grep -v -e '^#' -e '^$$' tools/debian-bench-packages.txt)
 	@$(BENCH_CONFIGURE)
 	@cmake --build $(BENCH_BUILD) --target llm_bench
-	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BENCH_BUILD)/llm_bench --benchmark_enable_random_interleaving=true --benchmark_out=$(BENCH_JSON) --benchmark_out_format=json $(BENCH_ARGS)
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BENCH_BUILD)/llm_bench --benchmark_enable_random_interleaving=true --benchmark_out=$(BENCH_JSON) --benchmark_out_format=json $(call shell_words,$(BENCH_ARGS))
 
 # Chapter 40's run: the chapter-32 decoder on Tiny Shakespeare at nanoGPT's
 # CPU configuration (docs/training-run.md). Not part of book or test: it takes
@@ -173,10 +180,11 @@ bench: ## Google Benchmark: ours vs OpenBLAS and libtorch, single-threaded
 # bit. CONFIG=my.json overrides settings; TRAIN_ARGS=--restart starts again.
 TRAIN_OUT ?= $(BUILD)/train/shakespeare-char
 CONFIG ?=
+# More llm-train options, separated by blanks, each passed as typed (shell_words).
 TRAIN_ARGS ?=
 train: deps ## Chapter 40: train the decoder on Tiny Shakespeare (resumable)
 	@$(LOCK) && $(CONFIGURE) && $(CMAKE_BUILD) llm-train
-	@$(BUILD)/llm-train --out $(TRAIN_OUT) $(if $(CONFIG),--config $(CONFIG)) $(TRAIN_ARGS)
+	@$(BUILD)/llm-train --out $(TRAIN_OUT) $(if $(CONFIG),--config $(CONFIG)) $(call shell_words,$(TRAIN_ARGS))
 
 # The book's generator (build/llm-generate): continues PROMPT from a
 # checkpoint, printing each token's bytes as it is chosen. CHECKPOINT is make
@@ -190,6 +198,7 @@ TOKENS ?= 500
 TEMPERATURE ?= 0.8
 TOP_K ?= 200
 SEED ?= 1337
+# More llm-generate options, separated by blanks, each passed as typed (shell_words).
 GENERATE_ARGS ?=
 generate: deps ## Continue PROMPT='...' from a checkpoint (CHECKPOINT=, default make train's)
 	@test -e '$(subst ','\'',$(CHECKPOINT))' || { echo "make generate: no checkpoint at $(CHECKPOINT):" \
@@ -197,7 +206,7 @@ generate: deps ## Continue PROMPT='...' from a checkpoint (CHECKPOINT=, default 
 	  "build/chapters/39-end-to-end-llm/checkpoint.llmcp)" >&2; exit 2; }
 	@$(LOCK) && $(CONFIGURE) && $(CMAKE_BUILD) llm-generate
 	@$(BUILD)/llm-generate --checkpoint '$(subst ','\'',$(CHECKPOINT))' --prompt '$(subst ','\'',$(PROMPT))' \
-	  --tokens $(TOKENS) --temperature $(TEMPERATURE) --top-k $(TOP_K) $(if $(SEED),--seed $(SEED)) $(GENERATE_ARGS)
+	  --tokens $(TOKENS) --temperature $(TEMPERATURE) --top-k $(TOP_K) $(if $(SEED),--seed $(SEED)) $(call shell_words,$(GENERATE_ARGS))
 
 # Chapter 40's anchor: the same decoder, data and batches in libtorch, trained
 # at nanoGPT's CPU configuration once per precision and thread count, each run
@@ -206,6 +215,7 @@ generate: deps ## Continue PROMPT='...' from a checkpoint (CHECKPOINT=, default 
 ANCHOR_DTYPES ?= float32 float64
 ANCHOR_THREADS ?= 1 2
 ANCHOR_CONFIG ?=
+# More llm-train-anchor options, separated by blanks, each passed as typed (shell_words).
 ANCHOR_ARGS ?=
 # OpenBLAS's own threads (empty: as many as libtorch's). With two of each on
 # two cores the float64 run took twice as long as on one thread;
@@ -222,7 +232,7 @@ train-anchor: ## Chapter 40's decoder in libtorch (float32/float64, 1 and 2 thre
 	  echo "train-anchor: $$dtype, $$threads thread(s), OpenBLAS $$blas -> $(BENCH_BUILD)/train-anchor/$$name.json"; \
 	  OPENBLAS_NUM_THREADS=$$blas OMP_NUM_THREADS=$$threads $(BENCH_BUILD)/llm-train-anchor \
 	    --dtype $$dtype --threads $$threads --blas-threads $$blas $(if $(ANCHOR_CONFIG),--config $(ANCHOR_CONFIG)) \
-	    --log $(BENCH_BUILD)/train-anchor/$$name.json $(ANCHOR_ARGS) || exit 1; \
+	    --log $(BENCH_BUILD)/train-anchor/$$name.json $(call shell_words,$(ANCHOR_ARGS)) || exit 1; \
 	done; done
 
 # Waits for a build running in $(BUILD), then removes all but the lock file

@@ -43,11 +43,15 @@ target_compile_definitions(llm-train PRIVATE LLM_TINY_SHAKESPEARE="${LLM_TINY_SH
 # The generator behind `make generate` (src/apps/llm_generate/): chapter 39's
 # byte-pair checkpoint or chapter 40's byte-level one, a prompt, temperature
 # and top-k (chapter 36), each token's bytes streamed as it is chosen.
-add_executable(llm-generate src/apps/llm_generate/main.cpp src/apps/llm_generate/checkpoint_text.cpp)
-target_link_libraries(llm-generate PRIVATE llm_decoder_training llm_kv_cache llm_sampling
-                      llm_text_dataset)
-# Its tests run the program on checkpoints they write (tests/apps/).
-llm_link_tests("/tests/apps/" llm_train_run llm_decoder_training)
+# Its view of a checkpoint is a library of its own, which the tests call directly.
+add_library(llm_generate_checkpoint_text STATIC src/apps/llm_generate/checkpoint_text.cpp)
+target_link_libraries(llm_generate_checkpoint_text PUBLIC llm_decoder_training llm_kv_cache
+                      llm_sampling llm_text_dataset)
+add_executable(llm-generate src/apps/llm_generate/main.cpp)
+target_link_libraries(llm-generate PRIVATE llm_generate_checkpoint_text)
+# Its tests run the program on checkpoints they write (tests/apps/) and call
+# its checkpoint view for the exact error types.
+llm_link_tests("/tests/apps/" llm_train_run llm_decoder_training llm_generate_checkpoint_text)
 target_compile_definitions(llm_generate_test PRIVATE
   LLM_TINY_SHAKESPEARE="${LLM_TINY_SHAKESPEARE}" LLM_GENERATE_PROGRAM="$<TARGET_FILE:llm-generate>"
   LLM_GENERATE_WORK_DIR="${CMAKE_BINARY_DIR}/tests/llm-generate")

@@ -3,7 +3,9 @@
 // chapter 39's kind, both written here, its text and token IDs equal what
 // llm::generate yields from the same file through the full decoder; every
 // refusal is one line on stderr naming the file, the reason and the error's
-// kind, with exit status 1 and nothing on stdout; usage errors exit 2.
+// kind, with exit status 1 and nothing on stdout, and the program's checkpoint
+// view (checkpoint_text.hpp) throws that kind's own error type; usage errors
+// exit 2.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -17,17 +19,22 @@
 #include <string>
 #include <vector>
 
+#include "apps/llm_generate/checkpoint_text.hpp"
 #include "llm/autograd/tensor_value.hpp"
 #include "llm/generation/generation.hpp"
+#include "llm/generation/sampling_error.hpp"
 #include "llm/text/bpe_tokenizer.hpp"
+#include "llm/text/text_dataset.hpp"
 #include "llm/training/decoder_checkpoint.hpp"
 #include "llm/training/train_run.hpp"
 #include "support/test_support.hpp"
+#include "training/small_train_run.hpp"
 
 namespace llm {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::capture_error;
 
 // --- Running the program -------------------------------------------------
 
@@ -83,20 +90,10 @@ std::shared_ptr<const TrainingText> shakespeare() {
   return text;
 }
 
-/// A chapter-40 checkpoint: a one-block decoder (context 16) after 2 updates.
+/// A chapter-40 checkpoint: the run's tests' one-block decoder (context 16)
+/// after 2 of its 8 updates.
 fs::path literal_checkpoint(const fs::path& dir) {
-  TrainRunConfig config;
-  config.layers = 1;
-  config.heads = 2;
-  config.model_width = 16;
-  config.feed_forward_width = 24;
-  config.context = 16;
-  config.batch_size = 4;
-  config.iterations = 2;
-  config.warmup_iterations = 1;
-  config.decay_iterations = 2;
-  config.eval_batches = 1;
-  TrainRun run = TrainRun::start(config, shakespeare());
+  TrainRun run = TrainRun::start(testing::small_config(), shakespeare());
   run.update();
   run.update();
   const fs::path path = dir / "literal.llmcp";
@@ -325,25 +322,40 @@ TEST(LlmGenerate, RefusesACorruptFileWithItsKind) {
   EXPECT_EQ(std::count(flipped.err.begin(), flipped.err.end(), '\n'), 1);
 }
 
+/// The program's view of the tokenizer in `path`, for calling the library
+/// the program calls and catching its exact error type.
+llm_generate::CheckpointTokenizerView tokenizer_view(const fs::path& path) {
+  return llm_generate::CheckpointTokenizerView::from_checkpoint(Checkpoint::load(path.string()),
+                                                                path.string());
+}
+
 TEST(LlmGenerate, RefusesAPromptTheTokenizerCannotEncode) {
   const fs::path dir = work_dir();
   const std::string path = literal_checkpoint(dir).string();
+  const auto tilde = capture_error<DatasetError>([&] { tokenizer_view(path).encode("ROMEO~"); });
+  EXPECT_EQ(tilde->kind(), DatasetErrorKind::UnknownCharacter);
+  EXPECT_EQ(tilde->evidence().position, 5u);
+  EXPECT_EQ(tilde->evidence().value, static_cast<unsigned char>('~'));
+  EXPECT_EQ(tilde->evidence().limit, 65u);
   expect_refusal(run_generate({"--checkpoint", path, "--prompt", "ROMEO~"}, dir),
                  "llm-generate: " + path +
-                     ": the prompt's byte 0x7e '~' at position 5 is not in the checkpoint's "
-                     "65-byte vocabulary [dataset/unknown-character]");
+                     ": byte 0x7e '~' at position 5 is not in the 65-byte vocabulary "
+                     "[dataset/unknown-character]");
   expect_refusal(run_generate({"--checkpoint", path, "--prompt", "caf\xc3\xa9"}, dir),
                  "llm-generate: " + path +
-                     ": the prompt's byte 0xc3 at position 3 is not in the checkpoint's "
-                     "65-byte vocabulary [dataset/unknown-character]");
+                     ": byte 0xc3 at position 3 is not in the 65-byte vocabulary "
+                     "[dataset/unknown-character]");
 }
 
 TEST(LlmGenerate, RefusesAnEmptyPrompt) {
   const fs::path dir = work_dir();
   for (const fs::path& path : {literal_checkpoint(dir), byte_pair_checkpoint(dir)}) {
+    EXPECT_EQ(capture_error<SamplingError>([&] { tokenizer_view(path).encode(""); })->kind(),
+              SamplingErrorKind::EmptyPrompt)
+        << path;
     expect_refusal(run_generate({"--checkpoint", path.string(), "--prompt", ""}, dir),
                    "llm-generate: " + path.string() +
-                       ": the prompt is empty: generation needs at least one token to continue "
+                       ": generation needs a prompt of at least one token "
                        "[sampling/empty-prompt]");
   }
 }
@@ -352,6 +364,9 @@ TEST(LlmGenerate, RefusesLiteralPiecesLongerThanAByte) {
   const fs::path dir = work_dir();
   const fs::path path = untrained_checkpoint(
       dir / "words.llmcp", CheckpointTokenizer::literal({"to", "be", "or"}), 4, 1);
+  const auto error = capture_error<CheckpointError>([&] { tokenizer_view(path); });
+  EXPECT_EQ(error->kind(), CheckpointErrorKind::InvalidTokenizer);
+  EXPECT_EQ(error->evidence().path, path.string());
   expect_refusal(run_generate({"--checkpoint", path.string(), "--prompt", "to"}, dir),
                  "llm-generate: " + path.string() +
                      ": invalid tokenizer: its 3 literal pieces are not single bytes in byte "

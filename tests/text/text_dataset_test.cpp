@@ -116,6 +116,11 @@ TEST(ByteVocabulary, NamesTheFirstUnknownByteAndId) {
   EXPECT_EQ(unknown->kind(), DatasetErrorKind::UnknownCharacter);
   EXPECT_EQ(unknown->evidence().position, 2u);
   EXPECT_EQ(unknown->evidence().value, static_cast<unsigned char>('x'));
+  EXPECT_EQ(unknown->evidence().limit, 2u);
+  EXPECT_STREQ(unknown->what(), "byte 0x78 'x' at position 2 is not in the 2-byte vocabulary");
+  // A byte that does not print is named by its code alone.
+  EXPECT_STREQ(capture_error<DatasetError>([&] { vocabulary.encode("a\xc3"); })->what(),
+               "byte 0xc3 at position 1 is not in the 2-byte vocabulary");
   const std::vector<TokenId> ids = {1, 0, 2};
   const auto bad_id = capture_error<DatasetError>([&] { vocabulary.decode(ids); });
   EXPECT_EQ(bad_id->kind(), DatasetErrorKind::UnknownTokenId);

@@ -1,4 +1,4 @@
-"""The Makefile's reading of SYNC (issue 16, item 4): on, off, or refused before anything runs."""
+"""The Makefile: its reading of SYNC (issue 16, item 4), and the *_ARGS variables, passed word by word."""
 
 from __future__ import annotations
 
@@ -42,3 +42,26 @@ def test_any_other_sync_value_stops_make_chapter_before_anything_runs(tmp_path: 
 def test_other_targets_ignore_sync(tmp_path: Path) -> None:
     result = make("help", "SYNC=maybe")
     assert result.returncode == 0 and "make chapter-NN SYNC=1" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [("--benchmark_filter=decoder_(step|forward)", ["--benchmark_filter=decoder_(step|forward)"]),
+     ("--restart  --stop-after 100", ["--restart", "--stop-after", "100"]),
+     ("--config it's.json *.cpp ;x $HOME", ["--config", "it's.json", "*.cpp", ";x", "$HOME"]),
+     ("", [])],
+)
+def test_shell_words_hands_each_word_to_the_program_as_typed(value: str, words: list[str]) -> None:
+    # $$ in the value is make's escape for one $, as a user writes it on make's command line.
+    result = make("-s", "--eval", 'show-words: ; @for word in $(call shell_words,$(WORDS)); do echo "<$$word>"; done',
+                  "show-words", f"WORDS={value.replace('$', '$$')}")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "".join(f"<{word}>\n" for word in words)
+
+
+@pytest.mark.parametrize("target, variable", [("bench", "BENCH_ARGS"), ("train", "TRAIN_ARGS"),
+                                              ("generate", "GENERATE_ARGS"), ("train-anchor", "ANCHOR_ARGS")])
+def test_args_variables_are_quoted_word_by_word(target: str, variable: str) -> None:
+    result = make("-n", target, f"{variable}=--benchmark_filter=a|b --two")  # -n: print, run nothing
+    assert result.returncode == 0, result.stderr
+    assert " '--benchmark_filter=a|b' '--two'" in result.stdout

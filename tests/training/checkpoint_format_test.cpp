@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -187,6 +188,26 @@ TEST(CheckpointFormat, AByteLevelBpeTokenizerRoundTrips) {
               CheckpointTokenizer::byte_pair({{'a', 'b'}, {'a', 'b'}});
             })->kind(),
             CheckpointErrorKind::InvalidTokenizer);
+}
+
+// Chapter 40's checkpoints spell one byte per token, in byte order: a reader
+// takes them back as the ByteVocabulary that encodes a prompt byte by byte.
+TEST(CheckpointTokenizer, OneBytePiecesInByteOrderReadBackAsAByteVocabulary) {
+  const std::optional<ByteVocabulary> bytes =
+      CheckpointTokenizer::literal({"\n", " ", "A", "a"}).byte_vocabulary();
+  ASSERT_TRUE(bytes.has_value());
+  EXPECT_EQ(bytes->symbols(), "\n Aa");
+  EXPECT_EQ(bytes->encode("a A\n"), (std::vector<TokenId>{3, 1, 2, 0}));
+  // The reference edition's chapter-35 file spells its five tokens "0" to "4".
+  const std::optional<ByteVocabulary> digits =
+      Checkpoint::decode(reference_bytes()).tokenizer().byte_vocabulary();
+  ASSERT_TRUE(digits.has_value());
+  EXPECT_EQ(digits->symbols(), "01234");
+  // Nothing for one-byte pieces out of byte order, a piece of two bytes, merges.
+  EXPECT_FALSE(CheckpointTokenizer::literal({"b", "a"}).byte_vocabulary().has_value());
+  EXPECT_FALSE(CheckpointTokenizer::literal({"a", "bb", "c"}).byte_vocabulary().has_value());
+  const std::vector<TokenPair> merges = {{'a', 'b'}, {256, 'c'}};
+  EXPECT_FALSE(CheckpointTokenizer::byte_pair(merges).byte_vocabulary().has_value());
 }
 
 // --- Corrupted files --------------------------------------------------------

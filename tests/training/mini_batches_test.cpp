@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -91,6 +92,19 @@ TEST(MiniBatchEpoch, KeepsNamesMadeInTheDocumentListItself) {
   EXPECT_EQ(epoch.batches()[0].origins()[0].document_id, "train-a");
   EXPECT_EQ(epoch.batches()[1].origins()[1].document_id, "train-b");
 }
+
+// Its tokens are a view, so a vector made in the expression that makes the
+// document (a literal, a function's result) would be destroyed before build()
+// reads it: such a document does not compile; named tokens and views do.
+template <typename Tokens>
+constexpr bool makes_a_document = requires {
+  BatchDocument{"doc", Partition::Train, std::declval<Tokens>()};
+};
+static_assert(makes_a_document<const Ids&>);
+static_assert(makes_a_document<Ids&>);
+static_assert(makes_a_document<std::span<const TokenId>>);
+static_assert(!makes_a_document<Ids>, "a temporary vector of tokens must not compile");
+static_assert(!makes_a_document<const Ids>, "a temporary const vector must not compile");
 
 TEST(MiniBatchEpoch, SeedSevenGivesTheChapterOrderAndReplays) {
   const MiniBatchEpoch epoch = build(3, BatchOrder::shuffled(7));

@@ -5,37 +5,24 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "support/test_support.hpp"
+#include "training/small_train_run.hpp"
 
 namespace llm {
 namespace {
 
 using testing::capture_error;
+using testing::small_config;
 
 std::shared_ptr<const TrainingText> shakespeare() {
   static const auto text = std::make_shared<const TrainingText>(
       TrainingText::from_text(read_verified_text(LLM_TINY_SHAKESPEARE, kTinyShakespeare), 0.9));
   return text;
-}
-
-// A decoder small enough for a test: one block of width 16.
-TrainRunConfig small_config() {
-  TrainRunConfig config;
-  config.layers = 1;
-  config.heads = 2;
-  config.model_width = 16;
-  config.feed_forward_width = 24;
-  config.context = 16;
-  config.batch_size = 4;
-  config.iterations = 8;
-  config.warmup_iterations = 2;
-  config.decay_iterations = 8;
-  config.eval_batches = 2;
-  return config;
 }
 
 std::vector<std::uint8_t> bytes_of(const TrainRun& run) {
@@ -131,6 +118,24 @@ TEST(TrainRun, RefusesACheckpointOfAnotherRun) {
                 ->evidence()
                 .key,
             "tokenizer");
+}
+
+TEST(TrainedDecoder, ReadsItsRunsBytesAndRefusesPiecesOutOfByteOrder) {
+  const Checkpoint saved = TrainRun::start(small_config(), shakespeare()).checkpoint();
+  EXPECT_EQ(TrainedDecoder::from_checkpoint(saved, "saved").vocabulary, shakespeare()->vocabulary);
+  // The same decoder with its 65 one-byte pieces listed from the last byte down.
+  std::vector<std::string> reversed = saved.tokenizer().literal_pieces();
+  std::reverse(reversed.begin(), reversed.end());
+  const Checkpoint reordered = Checkpoint::create(
+      CheckpointTokenizer::literal(reversed), saved.model_config(), saved.parameters(),
+      saved.optimizer_state(), saved.selected_step(), saved.generator_state());
+  const auto error = capture_error<TrainRunError>(
+      [&] { TrainedDecoder::from_checkpoint(reordered, "reordered.llmcp"); });
+  EXPECT_EQ(error->kind(), TrainRunErrorKind::CheckpointMismatch);
+  EXPECT_EQ(error->evidence().key, "tokenizer");
+  EXPECT_STREQ(error->what(),
+               "reordered.llmcp belongs to another run: its tokenizer is literal-u32 of 65 "
+               "tokens, this run's is literal one-byte pieces in byte order");
 }
 
 }  // namespace

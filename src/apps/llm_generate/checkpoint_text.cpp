@@ -1,7 +1,6 @@
 // llm-generate's view of a checkpoint (see checkpoint_text.hpp).
 #include "checkpoint_text.hpp"
 
-#include <cstdio>
 #include <utility>
 
 #include "llm/autograd/tensor_value.hpp"
@@ -9,31 +8,6 @@
 #include "llm/training/checkpoint_error.hpp"
 
 namespace llm_generate {
-namespace {
-
-/// `0x7e '~'`, or the code alone for a byte that does not print.
-std::string byte_text(unsigned char byte) {
-  char code[5];
-  std::snprintf(code, sizeof code, "0x%02x", byte);
-  const bool prints = byte >= 0x20 && byte < 0x7f;
-  return prints ? std::string(code) + " '" + static_cast<char>(byte) + "'" : std::string(code);
-}
-
-/// The literal pieces as a byte vocabulary, when every piece is one byte and
-/// the pieces are in byte order (chapter 40's checkpoints); nothing otherwise.
-std::optional<llm::ByteVocabulary> one_byte_vocabulary(const std::vector<std::string>& pieces) {
-  std::string symbols;
-  for (const std::string& piece : pieces) {
-    if (piece.size() != 1) return std::nullopt;
-    symbols += piece;
-  }
-  if (symbols.empty()) return std::nullopt;
-  llm::ByteVocabulary vocabulary = llm::ByteVocabulary::from_text(symbols);
-  if (vocabulary.symbols() != symbols) return std::nullopt;  // repeated or out of byte order
-  return vocabulary;
-}
-
-}  // namespace
 
 CheckpointTokenizerView CheckpointTokenizerView::from_checkpoint(const llm::Checkpoint& checkpoint,
                                                                  const std::string& path) {
@@ -41,7 +15,7 @@ CheckpointTokenizerView CheckpointTokenizerView::from_checkpoint(const llm::Chec
   if (tokenizer.kind() == llm::CheckpointTokenizer::Kind::BytePair) {
     return {tokenizer.kind_name(), tokenizer.bpe(), std::nullopt};
   }
-  std::optional<llm::ByteVocabulary> bytes = one_byte_vocabulary(tokenizer.literal_pieces());
+  std::optional<llm::ByteVocabulary> bytes = tokenizer.byte_vocabulary();
   if (!bytes) {
     throw llm::CheckpointError(
         llm::CheckpointErrorKind::InvalidTokenizer,
@@ -55,20 +29,11 @@ CheckpointTokenizerView CheckpointTokenizerView::from_checkpoint(const llm::Chec
 
 // region: encode-prompt
 std::vector<TokenId> CheckpointTokenizerView::encode(std::string_view prompt) const {
-  if (prompt.empty()) {
-    throw llm::Error("sampling", "empty-prompt",
-                     "the prompt is empty: generation needs at least one token to continue");
-  }
+  // Checked here, not left to llm::generate: the program writes the prompt
+  // before it generates, and a refusal must come before the first byte.
+  if (prompt.empty()) throw llm::SamplingError(llm::SamplingErrorKind::EmptyPrompt);
   if (bpe_) return bpe_->encode_content(prompt);  // any bytes encode
-  try {
-    return bytes_->encode(prompt);
-  } catch (const llm::DatasetError& error) {  // UnknownCharacter: say which byte, in words
-    throw llm::Error(
-        error.area(), error.kind_name(),
-        "the prompt's byte " + byte_text(static_cast<unsigned char>(error.evidence().value)) +
-            " at position " + std::to_string(error.evidence().position) +
-            " is not in the checkpoint's " + std::to_string(bytes_->size()) + "-byte vocabulary");
-  }
+  return bytes_->encode(prompt);                  // DatasetError names a byte it lacks
 }
 // endregion: encode-prompt
 

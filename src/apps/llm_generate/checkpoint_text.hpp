@@ -42,9 +42,9 @@ class CheckpointTokenizerView {
                                                  const std::string& path);
 
   /// The token IDs of `prompt`: BPE's encode_content, or one ID per byte.
-  /// @throws llm::Error `sampling/empty-prompt` for an empty prompt;
-  ///         `dataset/unknown-character` naming the first byte a literal
-  ///         vocabulary lacks and its position.
+  /// @throws llm::SamplingError EmptyPrompt for an empty prompt;
+  ///         llm::DatasetError UnknownCharacter naming the first byte a
+  ///         literal vocabulary lacks, its position and the vocabulary's size.
   std::vector<TokenId> encode(std::string_view prompt) const;
   /// The bytes `token` stands for (none for BPE's BOS and EOS).
   std::string bytes_of(TokenId token) const;

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -21,6 +22,13 @@ std::string DatasetErrorTraits::field_text(const Evidence& evidence, std::string
   if (field == "actual") return evidence.actual;
   if (field == "position") return std::to_string(evidence.position);
   if (field == "value") return std::to_string(evidence.value);
+  if (field == "byte") {  // hexadecimal, and the character when it prints: 0x7e '~'
+    const auto byte = static_cast<unsigned char>(evidence.value);
+    char code[5];
+    std::snprintf(code, sizeof code, "0x%02x", static_cast<unsigned>(byte));
+    const bool prints = byte >= 0x20 && byte < 0x7f;
+    return prints ? std::string(code) + " '" + static_cast<char>(byte) + "'" : std::string(code);
+  }
   if (field == "limit") return std::to_string(evidence.limit);
   if (field == "fraction") {
     std::ostringstream text;
@@ -110,7 +118,8 @@ std::vector<TokenId> ByteVocabulary::encode(std::string_view text) const {
     const auto byte = static_cast<unsigned char>(text[i]);
     const std::int16_t id = ids_[byte];
     if (id < 0) {
-      throw DatasetError(DatasetErrorKind::UnknownCharacter, {.position = i, .value = byte});
+      throw DatasetError(DatasetErrorKind::UnknownCharacter,
+                         {.position = i, .value = byte, .limit = symbols_.size()});
     }
     ids[i] = static_cast<TokenId>(id);
   }

@@ -48,7 +48,8 @@ struct DatasetErrorEvidence {
   std::string actual{};      ///< the size or digest found
   std::size_t position = 0;  ///< UnknownCharacter, UnknownTokenId: where in the input
   std::uint64_t value = 0;   ///< UnknownCharacter: the byte; UnknownTokenId: the ID
-  std::size_t limit = 0;     ///< UnknownTokenId: the vocabulary size; EmptySplit: the text's size
+  std::size_t limit = 0;     ///< UnknownCharacter, UnknownTokenId: the vocabulary size;
+                             ///< EmptySplit: the text's size
   double fraction = 0.0;     ///< InvalidFraction, EmptySplit: the fraction asked for
 };
 
@@ -67,7 +68,7 @@ struct DatasetErrorTraits {
        "the dataset file {path} has SHA-256 {actual}, but its record says {expected}"},
       {Kind::EmptyText, "empty-text", "a vocabulary needs at least one byte of text"},
       {Kind::UnknownCharacter, "unknown-character",
-       "byte {value} at position {position} is not in the vocabulary"},
+       "byte {byte} at position {position} is not in the {limit}-byte vocabulary"},
       {Kind::UnknownTokenId, "unknown-token-id",
        "token ID {value} at position {position} is not below the vocabulary size {limit}"},
       {Kind::InvalidFraction, "invalid-fraction",
@@ -75,7 +76,8 @@ struct DatasetErrorTraits {
       {Kind::EmptySplit, "empty-split",
        "splitting {limit} bytes at fraction {fraction} leaves one side empty"},
   }};
-  /// A field of the evidence as the message prints it.
+  /// A field of the evidence as the message prints it; `byte` is `value`
+  /// in hexadecimal, followed by the character when it prints (`0x7e '~'`).
   static std::string field_text(const Evidence& evidence, std::string_view field);
 };
 // endregion: dataset-error-table
@@ -129,7 +131,7 @@ class ByteVocabulary {
 
   /// One ID per byte of `text`.
   /// @throws DatasetError UnknownCharacter (the first byte not in the
-  ///         vocabulary, with its position).
+  ///         vocabulary, with its position and the vocabulary's size).
   std::vector<TokenId> encode(std::string_view text) const;
   /// The bytes of `ids`.
   /// @throws DatasetError UnknownTokenId (the first ID >= size(), with its position).

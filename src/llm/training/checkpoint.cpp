@@ -139,6 +139,20 @@ std::optional<BpeTokenizer> CheckpointTokenizer::bpe() const {
   return BpeTokenizer::from_merge_pairs(merges_);
 }
 
+std::optional<ByteVocabulary> CheckpointTokenizer::byte_vocabulary() const {
+  if (kind_ != Kind::Literal || pieces_.empty()) return std::nullopt;
+  std::string symbols;
+  for (const std::string& piece : pieces_) {
+    if (piece.size() != 1) return std::nullopt;
+    symbols += piece;
+  }
+  // from_text keeps each distinct byte once, in increasing order: the same
+  // symbols back mean the pieces were already in byte order.
+  ByteVocabulary vocabulary = ByteVocabulary::from_text(symbols);
+  if (vocabulary.symbols() != symbols) return std::nullopt;
+  return vocabulary;
+}
+
 std::string_view checkpoint_record_role_name(CheckpointRecordRole role) noexcept {
   switch (role) {
     case CheckpointRecordRole::LiteralToken:

@@ -35,6 +35,7 @@
 
 #include "llm/nn/parameter_set.hpp"
 #include "llm/text/bpe_tokenizer.hpp"
+#include "llm/text/text_dataset.hpp"
 #include "llm/training/adamw.hpp"
 #include "llm/training/checkpoint_error.hpp"
 
@@ -89,6 +90,13 @@ class CheckpointTokenizer {
   const std::vector<TokenPair>& merges() const noexcept { return merges_; }
   /// The BPE tokenizer the merges define, or nothing for a literal one.
   std::optional<BpeTokenizer> bpe() const;
+  /// The literal pieces as chapter 40's ByteVocabulary (token i is the i-th
+  /// byte in increasing order), when every piece is exactly one byte and the
+  /// pieces are in increasing byte order: the tokenizer chapter 40's
+  /// checkpoints hold, which encodes a text byte by byte. Nothing for a
+  /// byte-pair tokenizer, a piece of several bytes (chapters 33-38's
+  /// fixtures) or one-byte pieces out of byte order.
+  std::optional<ByteVocabulary> byte_vocabulary() const;
 
   /// Field-by-field equality.
   bool operator==(const CheckpointTokenizer&) const = default;

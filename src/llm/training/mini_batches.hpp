@@ -141,11 +141,21 @@ class MiniBatchConfig {
 /// view of its tokens ([BOS, content..., EOS] from chapter 5). The token view
 /// must outlive MiniBatchEpoch::build; batches copy the tokens they use. The
 /// name is a copy, so `{prefix + "-a", partition, tokens}` is safe (a view of
-/// that temporary string dangled before build() read it).
+/// that temporary string dangled before build() read it). Tokens in a
+/// temporary vector would dangle the same way, so they do not compile.
 struct BatchDocument {
-  std::string id;                          ///< the document's name, not empty, unique in an epoch
-  Partition partition = Partition::Train;  ///< must be the epoch's partition
-  std::span<const TokenId> token_ids;      ///< [BOS, content..., EOS]
+  /// The document `id` of `partition` over `token_ids`, which must outlive
+  /// MiniBatchEpoch::build.
+  BatchDocument(std::string id, Partition partition, std::span<const TokenId> token_ids)
+      : id(std::move(id)), partition(partition), token_ids(token_ids) {}
+  /// Refused at compile time: a vector made in the expression that makes the
+  /// document is destroyed at its end, before build() reads the view.
+  BatchDocument(std::string id, Partition partition,
+                const std::vector<TokenId>&& temporary) = delete;
+
+  std::string id;                      ///< the document's name, not empty, unique in an epoch
+  Partition partition;                 ///< must be the epoch's partition
+  std::span<const TokenId> token_ids;  ///< [BOS, content..., EOS]
 };
 // endregion: batch-configuration
 

@@ -231,12 +231,8 @@ Checkpoint TrainRun::checkpoint() const {
 TrainedDecoder TrainedDecoder::from_checkpoint(const Checkpoint& checkpoint,
                                                const std::string& source) {
   const CheckpointTokenizer& tokenizer = checkpoint.tokenizer();
-  std::string symbols;
-  for (const std::string& piece : tokenizer.literal_pieces()) {
-    if (piece.size() == 1) symbols += piece;
-  }
-  ByteVocabulary vocabulary = ByteVocabulary::from_text(symbols);
-  if (symbols.empty() || literal_tokenizer(vocabulary) != tokenizer) {
+  std::optional<ByteVocabulary> vocabulary = tokenizer.byte_vocabulary();
+  if (!vocabulary) {
     throw TrainRunError(TrainRunErrorKind::CheckpointMismatch,
                         {.source = source,
                          .key = "tokenizer",
@@ -254,9 +250,10 @@ TrainedDecoder TrainedDecoder::from_checkpoint(const Checkpoint& checkpoint,
   config.rope_base = sizes.rope_base;
   config.rms_epsilon = sizes.rms_epsilon;
   SplitMix64 unused(0);  // every drawn value is overwritten by the checkpoint's
-  DecoderModel model = DecoderModel::initialized(decoder_config(config, vocabulary.size()), unused);
+  DecoderModel model =
+      DecoderModel::initialized(decoder_config(config, vocabulary->size()), unused);
   checkpoint.restore_parameters(model.parameters());
-  return {std::move(vocabulary), std::move(model)};
+  return {*std::move(vocabulary), std::move(model)};
 }
 
 // region: trained-decoder-next-logits

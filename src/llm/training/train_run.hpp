@@ -144,7 +144,8 @@ struct TrainedDecoder {
 
   /// The decoder and vocabulary of `checkpoint`; `source` names it in errors.
   /// @throws TrainRunError CheckpointMismatch (key `tokenizer`) unless its
-  ///         tokenizer is literal one-byte pieces; DecoderError as
+  ///         tokenizer is literal one-byte pieces in byte order
+  ///         (CheckpointTokenizer::byte_vocabulary); DecoderError as
   ///         DecoderModel::initialized; CheckpointError ModelMismatch.
   static TrainedDecoder from_checkpoint(const Checkpoint& checkpoint, const std::string& source);
 
