@@ -103,7 +103,7 @@ article.querySelectorAll("table.symbol-table").forEach((table, index) => {
   }
   const head = table.querySelector("thead");
   if (head && !(head.getBoundingClientRect().height > 0 && getComputedStyle(head).visibility !== "hidden")) {
-    found["symbol tables"].push(`symbol table ${index + 1}: its header row ("${head.textContent.trim().replace(/\s+/g, " ").slice(0, 40)}") is hidden`);
+    found["symbol tables"].push(`symbol table ${index + 1}: its header row ("${[...head.querySelectorAll("th")].map((cell) => cell.textContent.trim()).join(" | ").slice(0, 60)}") is hidden`);
   }
   table.querySelectorAll("tbody tr").forEach((tableRow) => {
     const cell = tableRow.cells[0];

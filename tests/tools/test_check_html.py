@@ -66,7 +66,7 @@ def test_each_defect_on_a_page_is_reported(tmp_path: Path, driver) -> None:
     assert any("formula not typeset" in m for m in found["math"])
     assert any("raw TeX in the text" in m and "$x + y$" in m for m in found["math"])
     assert any("meaning column" in m for m in found["symbol tables"])
-    assert any(m == 'symbol table 2: its header row ("Symbol Meaning, hidden") is hidden' for m in found["symbol tables"])
+    assert any(m == 'symbol table 2: its header row ("Symbol | Meaning, hidden") is hidden' for m in found["symbol tables"])
     assert any("1.5e-7 and 2.5e-8" in m and "wraps" in m for m in found["symbol tables"])
     assert found["answers"] == ["answer 1 is open at load"]
     assert any("covers the first line" in m for m in found["copy button"])
