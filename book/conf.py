@@ -130,9 +130,10 @@ copybutton_selector = "div.highlight pre"
 # (docs/authoring.md, "References").
 bibtex_bibfiles = ["references.bib"]
 # Labels repeat across chapters by design (tools/links.py gives each chapter
-# its own key prefix); see book/_ext/llm_cite.py.
+# its own key prefix); see book/_ext/llm_cite.py. The entries are pybtex's
+# "plain" ones with an arXiv or DOI address written once (llm_cite.py).
 bibtex_reference_style = "author_year_round"
-bibtex_default_style = "plain"
+bibtex_default_style = "llm_book"
 suppress_warnings = ["bibtex.duplicate_label"]
 
 # EPUB (make epub, tools/print_book.py): the HTML pages without the search page

@@ -68,7 +68,7 @@ const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bot
 PAGE_PROBE = _HELPERS + r"""
 const laptopHeight = arguments[0];
 const narrow = Boolean(arguments[1]);
-const found = {"math": [], "symbol tables": [], "answers": [], "copy button": [], "figures": []};
+const found = {"math": [], "symbol tables": [], "answers": [], "copy button": [], "figures": [], "listings": []};
 const article = document.querySelector("article") || document.body;
 
 // Math: every .math element typeset by MathJax, no error, no TeX left in the text.
@@ -101,6 +101,10 @@ article.querySelectorAll("table.symbol-table").forEach((table, index) => {
   if (!narrow && meaning <= symbol) {
     found["symbol tables"].push(`symbol table ${index + 1}: meaning column ${meaning.toFixed(0)} px is not wider than the symbol column ${symbol.toFixed(0)} px`);
   }
+  const head = table.querySelector("thead");
+  if (head && !(head.getBoundingClientRect().height > 0 && getComputedStyle(head).visibility !== "hidden")) {
+    found["symbol tables"].push(`symbol table ${index + 1}: its header row ("${[...head.querySelectorAll("th")].map((cell) => cell.textContent.trim()).join(" | ").slice(0, 60)}") is hidden`);
+  }
   table.querySelectorAll("tbody tr").forEach((tableRow) => {
     const cell = tableRow.cells[0];
     if (lineCount(cell.querySelector("p") || cell) > 1) {
@@ -113,6 +117,21 @@ article.querySelectorAll("table .llm-nowrap, table .MathJax_CHTML").forEach((ele
     found["symbol tables"].push(`"${element.textContent.trim().slice(0, 30)}" wraps across lines in a table`);
   }
 });
+
+// Listings: on a laptop every line of a source listing is in view (clang-format
+// allows 100 columns; book.css sizes the column and the code for them), so the
+// listing never scrolls there; on a phone it scrolls inside its own box.
+if (!narrow) {
+  article.querySelectorAll(".llm-listing div.highlight pre").forEach((pre) => {
+    const hidden = pre.scrollWidth - pre.clientWidth;
+    if (hidden <= 1) return;
+    const listing = pre.closest(".llm-listing");
+    const caption = listing.querySelector(".llm-listing-caption");
+    const columns = Math.max(...pre.textContent.split("\n").map((line) => line.length));
+    found.listings.push(`listing${listing.id ? ` #${listing.id}` : ""} "${caption ? caption.textContent.trim().slice(0, 60) : ""}": `
+      + `its longest line (${columns} columns) needs ${pre.scrollWidth} px, the box shows ${pre.clientWidth} px, so ${hidden} px scroll out of view`);
+  });
+}
 
 // Answers: collapsed at load, open on click.
 article.querySelectorAll("details.answer").forEach((details, index) => {

@@ -3,6 +3,8 @@
 * ``listing`` directive: a C++ region rendered by tools/render.py, shown with
   its ORIGINAL line numbers (regions may skip the marker lines of nested
   regions, so numbers can jump) and a caption linking to the source line.
+  Listings are numbered with the page's captioned code blocks (its demo
+  output): "Listing 12.3", with a permalink, so a reader can cite one.
   Line numbers sit outside the code's ``<pre>``, so the copy button copies
   code only. Its ``path#region`` is checked exactly as the ``listing()``
   macro checks it (tools/regions.py: inside the repository, no symbolic link
@@ -118,6 +120,30 @@ def source_page(path: str) -> str:
     return f"_source/{path}"
 
 
+class listing(nodes.container):
+    """A source listing: numbered with the chapter's code blocks ("Listing 12.3",
+    as its demo output is), written like any container."""
+
+
+class listing_caption(nodes.paragraph):
+    """A listing's caption line: its number, its text, the link to the source lines."""
+
+
+def listing_title(node: listing) -> str:
+    """The caption Sphinx numbers a listing by (a listing without one would go unnumbered)."""
+    return node.get("llm_caption", "")
+
+
+def visit_listing_caption(translator: Any, node: listing_caption) -> None:
+    translator.visit_paragraph(node)
+    translator.add_fignumber(node.parent)
+
+
+def depart_listing_caption(translator: Any, node: listing_caption) -> None:
+    translator.add_permalink_ref(node.parent, "Link to this listing")
+    translator.depart_paragraph(node)
+
+
 class ListingDirective(SphinxDirective):
     """``{listing} path#region`` with ``:caption:`` and ``:lines:``; content is the code."""
 
@@ -155,12 +181,12 @@ class ListingDirective(SphinxDirective):
         self.env.llm_listing_sources = sources
 
         target = self.env.app.builder.get_relative_uri(self.env.docname, source_page(path))
-        container = nodes.container(classes=["llm-listing"], ids=[f"listing-{name}"])
+        container = listing(classes=["llm-listing"], ids=[f"listing-{name}"])
         caption_text, messages = self.state.inline_text(self.options["caption"], self.lineno)
         # What llm_links records for the API backlinks and the source page's list.
         container["llm_source"], container["llm_lines"] = path, self.options["lines"]
         container["llm_caption"] = "".join(node.astext() for node in caption_text)
-        caption = nodes.paragraph("", "", classes=["llm-listing-caption"])
+        caption = listing_caption("", "", classes=["llm-listing-caption"])
         caption += caption_text
         caption += nodes.Text(" ")
         caption += nodes.reference(
@@ -472,8 +498,12 @@ def setup(app: Sphinx) -> dict[str, Any]:
         man=(skip_details, skip_details),
         texinfo=(skip_details, skip_details),
     )
+    # Listings share the "Listing N.M" numbers of captioned code blocks (book/conf.py's numfig_format).
+    app.add_enumerable_node(listing, "code-block", listing_title)
+    app.add_node(listing_caption, html=(visit_listing_caption, depart_listing_caption),
+                 epub=(visit_listing_caption, depart_listing_caption))
     app.connect("env-purge-doc", purge_sources)
     app.connect("env-merge-info", merge_sources)
     app.connect("missing-reference", unlink_file_references)
     app.connect("build-finished", copy_mathjax)
-    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}

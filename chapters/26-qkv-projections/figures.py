@@ -157,9 +157,14 @@ def refusal_table(trace: Trace) -> str:
 
 
 def additive_table(trace: Trace) -> str:
-    """Additive attention's scores and weights over the three annotations."""
+    """Additive attention's scores and weights over the three annotations.
+
+    The score's formula is in the caption, not the header: a formula never
+    wraps, and as a header it held the table past a 390 px phone's column.
+    """
     a = trace["additive"]
     rows = [[str(j), value_cell(vec(h)), num(score), num(weight)]
             for j, (h, score, weight) in enumerate(zip(a["annotations"], a["scores"], a["weights"]))]
-    return table(["$j$", "annotation $h_j$", "score $v^\\top \\tanh(W s + U h_j)$", "weight"], rows,
-                 "Additive attention of one decoder state over three encoder annotations", "additive")
+    return table(["$j$", "annotation $h_j$", "score", "weight"], rows,
+                 "Additive attention of one decoder state over three encoder annotations; "
+                 "each score is $v^\\top \\tanh(W s + U h_j)$", "additive")

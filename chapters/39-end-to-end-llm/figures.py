@@ -35,7 +35,12 @@ def candidate_name(candidate: Mapping[str, Any]) -> str:
 
 
 def pipeline_figure(trace: Trace) -> str:
-    """Corpus to generated text in two rows of cards, each with the run's numbers."""
+    """Corpus to generated text as one column of cards, each with the run's numbers.
+
+    One column, so that the diagram is as narrow as its widest card and a
+    390 px phone shows it whole at its natural size (two rows of three cards
+    were 981 px wide there, scrolled sideways, with the second row out of view).
+    """
     tokens = trace["encoded_tokens"]
     windows = trace["windows"]
     split = "/".join(str(n) for n in trace["documents"])
@@ -62,8 +67,7 @@ def pipeline_figure(trace: Trace) -> str:
     ]
     for name, label in cards:
         lines.append(f"  {name} [label={label}];")
-    lines += ["  { rank=same; corpus; bpe; train; }", "  { rank=same; test; save; gen; }",
-              "  corpus -> bpe -> train;", "  train -> test;", "  test -> save -> gen;", "}"]
+    lines += ["  corpus -> bpe -> train -> test -> save -> gen;", "}"]
     return graphviz("\n".join(lines), "The whole run, stage by stage, with what each stage measured", "pipeline",
                     alt=(f"Six cards: the corpus split {split}; "
                          f"BPE learned on train, vocabulary {trace['vocabulary']}; "
@@ -113,7 +117,12 @@ def losses_figure(trace: Trace) -> str:
 
 
 def scores_table(trace: Trace) -> str:
-    """The three test scores on the same slots, and each one's gap to the decoder."""
+    """The three test scores on the same slots, and each one's gap to the decoder.
+
+    Three columns, the perplexity in brackets after the mean NLL (it wraps
+    under it on a narrow column), so that the table fits a 390 px phone; with
+    a column of its own the table was 409 px wide there.
+    """
     decoder = trace["decoder"]["mean_nll"]
     rows = []
     models = [("chosen decoder", "decoder"),
@@ -121,9 +130,9 @@ def scores_table(trace: Trace) -> str:
               ("bigram, α = 1 (the earlier edition's)", "add_one_bigram")]
     for name, key in models:
         score = trace[key]
-        rows.append([name, fixed(score["mean_nll"], 6), fixed(score["perplexity"], 3),
+        rows.append([name, f"{fixed(score['mean_nll'], 6)} ({fixed(score['perplexity'], 3)})",
                      "" if key == "decoder" else fixed(score["mean_nll"] - decoder, 6)])
-    return table(["model", "test mean NLL", "perplexity", "minus the decoder's"], rows,
+    return table(["model", "test mean NLL (perplexity)", "minus the decoder's"], rows,
                  f"The same {trace['slots']} test slots under three models", "scores")
 
 

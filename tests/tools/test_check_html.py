@@ -28,6 +28,8 @@ DEFECTS = r"""<!DOCTYPE html><html><head><meta charset="utf-8"><style>
 <p>Left as TeX: $x + y$ and <span class="math">\(z\)</span>.</p>
 <table class="symbol-table"><thead><tr><th style="width: 500px">Symbol</th><th>Meaning</th></tr></thead>
 <tbody><tr><td><p>h</p></td><td><p>the step</p></td></tr></tbody></table>
+<table class="symbol-table"><thead style="display: none"><tr><th>Symbol</th><th>Meaning, hidden</th></tr></thead>
+<tbody><tr><td><p>n</p></td><td><p>the count, the wider column</p></td></tr></tbody></table>
 <table style="width: 60px"><tbody><tr><td><span class="llm-nowrap" style="white-space: normal">1.5e-7 and 2.5e-8</span></td></tr></tbody></table>
 <details class="answer" open><summary>Answer 1</summary><p>42</p></details>
 <div class="llm-listing-body"><pre class="llm-linenos" aria-hidden="true"><a>7</a>
@@ -64,6 +66,7 @@ def test_each_defect_on_a_page_is_reported(tmp_path: Path, driver) -> None:
     assert any("formula not typeset" in m for m in found["math"])
     assert any("raw TeX in the text" in m and "$x + y$" in m for m in found["math"])
     assert any("meaning column" in m for m in found["symbol tables"])
+    assert any(m == 'symbol table 2: its header row ("Symbol | Meaning, hidden") is hidden' for m in found["symbol tables"])
     assert any("1.5e-7 and 2.5e-8" in m and "wraps" in m for m in found["symbol tables"])
     assert found["answers"] == ["answer 1 is open at load"]
     assert any("covers the first line" in m for m in found["copy button"])
@@ -79,6 +82,26 @@ def test_a_copy_with_line_numbers_is_reported(tmp_path: Path, driver) -> None:
     assert result == {"copied": "7 int first_line_is_covered = 1;\n8 int second = 2;", "numbers": ["7", "8"]}
     problems = check_html.check_copy(driver, page, tmp_path, tmp_path)
     assert problems and "line numbers" in problems[0]
+
+
+def _listing(identifier: str, line: str, width: int) -> str:
+    return (f'<div class="llm-listing" id="{identifier}"><p class="llm-listing-caption">Caption of {identifier}</p>'
+            f'<div class="highlight" style="width: {width}px"><pre style="overflow-x: auto; font: 12px monospace">'
+            f"int x = 0;\n{line}</pre></div></div>")
+
+
+def test_a_listing_that_scrolls_at_1280_px_is_reported_with_its_longest_line(tmp_path: Path, driver) -> None:
+    line = "// " + "x" * 97  # clang-format's 100 columns
+    page = tmp_path / "listings.html"
+    page.write_text("<!DOCTYPE html><html><body><article>" + _listing("listing-narrow", line, 400)
+                    + _listing("listing-wide", line, 1000) + "</article></body></html>")
+    check_html.set_viewport(driver, check_html.WIDE)
+    check_html.open_page(driver, page.as_uri())
+    found = driver.execute_script(PAGE_PROBE, check_html.LAPTOP_HEIGHT, False)["listings"]
+    assert len(found) == 1, found
+    assert found[0].startswith('listing #listing-narrow "Caption of listing-narrow": its longest line (100 columns) needs ')
+    # On a phone a listing scrolls in its box by design: not reported.
+    assert driver.execute_script(PAGE_PROBE, check_html.LAPTOP_HEIGHT, True)["listings"] == []
 
 
 SEARCH_RESULTS = r"""<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>
