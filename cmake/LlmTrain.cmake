@@ -19,9 +19,10 @@ llm_library(llm_text_dataset SOURCES src/llm/text/text_dataset*.cpp
 llm_library(llm_train_run_config
             SOURCES src/llm/training/train_run_config*.cpp src/llm/training/random_windows*.cpp
             DEPENDS llm_core nlohmann_json::nlohmann_json)
-# The run itself: the decoder (chapter 32), AdamW and clipping (22, 33), checkpoints (35).
+# The run itself: the decoder (chapter 32), AdamW and clipping (22, 33), checkpoints (35),
+# and for a byte-pair run the book's BPE trainer and tokenizer (chapters 3-4).
 llm_library(llm_train_run SOURCES src/llm/training/train_run.cpp src/llm/training/run_measurement.cpp
-            DEPENDS llm_train_run_config llm_text_dataset llm_decoder llm_training_loop
+            DEPENDS llm_train_run_config llm_text_dataset llm_bpe llm_decoder llm_training_loop
                     llm_checkpoint llm_sampling)
 
 # The repository's copy of Tiny Shakespeare, the default data file of every
@@ -79,6 +80,14 @@ add_test(NAME llm-train-resumes-bit-for-bit
          COMMAND ${CMAKE_SOURCE_DIR}/tests/training/llm_train_resume_test.sh $<TARGET_FILE:llm-train>
                  ${CMAKE_SOURCE_DIR}/tests/training/fixtures/tiny-run.json
                  ${CMAKE_BINARY_DIR}/tests/llm-train-resume $<TARGET_FILE:llm-generate>)
+# The same with byte-pair tokens (fixtures/tiny-bpe-run.json: 8 merges learned
+# from the training part in every process): the merges are learned again on
+# each resume and must match the checkpoint's, and llm-generate encodes the
+# prompt with the checkpoint's merges.
+add_test(NAME llm-train-bpe-resumes-bit-for-bit
+         COMMAND ${CMAKE_SOURCE_DIR}/tests/training/llm_train_resume_test.sh $<TARGET_FILE:llm-train>
+                 ${CMAKE_SOURCE_DIR}/tests/training/fixtures/tiny-bpe-run.json
+                 ${CMAKE_BINARY_DIR}/tests/llm-train-resume-bpe $<TARGET_FILE:llm-generate>)
 # llm-generate on chapter 39's checkpoint, written by the chapter's demo as
 # make book writes it, prints the continuation chapter 39's page shows.
 add_test(NAME llm-generate-reproduces-chapter-39

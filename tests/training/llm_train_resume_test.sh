@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make train`'s promise, end to end on a tiny configuration
-# (fixtures/tiny-run.json: 8 updates, a checkpoint every 2): a run stopped by
+# (fixtures/tiny-run.json: 8 updates, a checkpoint every 2; tiny-bpe-run.json:
+# the same with 8 byte-pair merges, learned again by every process): a run stopped by
 # SIGINT, or killed by a crash between checkpoints, and then rerun with the
 # same command ends on the same checkpoint bytes and the same final losses as
 # a run that was never stopped, and llm-generate, a fresh process reading each

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "support/test_support.hpp"
@@ -52,7 +55,38 @@ TEST(TrainRunConfig, ToJsonReadsBackEqual) {
   config.feed_forward_width = 512;
   config.data_seed = 18'446'744'073'709'551'615u;  // the largest seed survives JSON
   config.rms_epsilon = 1e-5;
+  config.bpe_merges = 512;
   EXPECT_EQ(TrainRunConfig::from_json(config.to_json(), "log"), config);
+  EXPECT_NE(config.to_json().find("\"bpe_merges\": 512"), std::string::npos);
+}
+
+TEST(TrainRunConfig, BpeMergesAreZeroOrABoundedCount) {
+  EXPECT_EQ(TrainRunConfig{}.bpe_merges, 0u);  // the character-level run
+  EXPECT_EQ(TrainRunConfig::from_json(R"({"bpe_merges": 512})", "bpe.json").bpe_merges, 512u);
+  EXPECT_EQ(TrainRunConfig::from_json(R"({"bpe_merges": 4096})", "bpe.json").bpe_merges, 4096u);
+  const TrainRunError above = config_error(R"({"bpe_merges": 4097})");
+  EXPECT_EQ(above.kind(), TrainRunErrorKind::OutOfRange);
+  EXPECT_EQ(above.evidence().key, "bpe_merges");
+  EXPECT_EQ(std::string(above.what()),
+            "my.json: \"bpe_merges\" must be at most 4096 (0: the text's bytes are the tokens), "
+            "got 4097");
+  const TrainRunError negative = config_error(R"({"bpe_merges": -1})");
+  EXPECT_EQ(negative.kind(), TrainRunErrorKind::WrongType);
+  EXPECT_EQ(std::string(negative.what()),
+            "my.json: \"bpe_merges\" must be a non-negative integer, got -1");
+  EXPECT_EQ(config_error(R"({"bpe_merges": "512"})").evidence().key, "bpe_merges");
+}
+
+TEST(TrainRunConfig, CommittedBytePairRunChangesOnlyTheTokenizer) {
+  const std::filesystem::path path =
+      std::filesystem::path(LLM_TINY_SHAKESPEARE).parent_path() / "bpe.json";
+  std::ifstream file(path);
+  ASSERT_TRUE(file) << path;
+  std::stringstream text;
+  text << file.rdbuf();
+  TrainRunConfig expected;  // nanoGPT's CPU run, byte-pair tokens
+  expected.bpe_merges = 512;
+  EXPECT_EQ(TrainRunConfig::from_json(text.str(), path.string()), expected);
 }
 
 TEST(TrainRunConfig, UnknownKeyIsNamed) {

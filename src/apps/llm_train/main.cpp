@@ -26,6 +26,8 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "../command_line.hpp"
 #include "llm/error.hpp"
@@ -120,6 +122,42 @@ llm::TrainRunConfig read_config(const std::string& path) {
   return llm::TrainRunConfig::from_json(text.str(), path);
 }
 
+// The run's tokens as `config` asks for them. A BPE run first learns its
+// merges from the training part, which takes a while on a megabyte (chapter
+// 3's trainer recounts every pair of the text each round), so a line says
+// when it starts and one when it ends; `preparation` gets both durations.
+llm::TrainingText prepare_text(std::string_view text, const llm::TrainRunConfig& config,
+                               llm::TextPreparation& preparation) {
+  std::optional<llm::BpeTokenizer> byte_pair;
+  if (config.bpe_merges > 0) {
+    const llm::TextSplit split = llm::split_at_fraction(text, config.train_fraction);
+    std::printf("llm-train: learning %zu byte-pair merges from the %zu training bytes\n",
+                config.bpe_merges, split.train.size());
+    std::fflush(stdout);
+    const llm::RunClocks start = llm::RunClocks::now();
+    byte_pair = llm::TrainingText::learn_byte_pair(text, config.train_fraction, config.bpe_merges);
+    preparation.learning = llm::RunClocks::now() - start;
+    std::printf("llm-train: learned %zu merges in %.1f s\n", byte_pair->merge_rules().size(),
+                preparation.learning.wall);
+  }
+  const llm::RunClocks start = llm::RunClocks::now();
+  llm::TrainingText encoded =
+      llm::TrainingText::encode(text, config.train_fraction, std::move(byte_pair));
+  preparation.encoding = llm::RunClocks::now() - start;
+  if (encoded.byte_pair) {
+    auto bytes_per_token = [&](const std::vector<llm::TokenId>& tokens) {
+      return static_cast<double>(encoded.byte_length(tokens)) / static_cast<double>(tokens.size());
+    };
+    std::printf(
+        "llm-train: encoded both partitions in %.1f s: %.3f bytes per token (train), %.3f "
+        "(validation)\n",
+        preparation.encoding.wall, bytes_per_token(encoded.train),
+        bytes_per_token(encoded.validation));
+  }
+  std::fflush(stdout);
+  return encoded;
+}
+
 // Ctrl-C (SIGINT) or SIGTERM: finish the current update, save, and stop. A
 // second signal ends the process at once (the last saved checkpoint stays
 // whole: saves are atomic).
@@ -141,8 +179,9 @@ int main(int argc, char** argv) try {
   std::printf("llm-train: data %s, output %s\n", options.data.c_str(), options.out.c_str());
   std::fflush(stdout);
 
-  const auto text = std::make_shared<const llm::TrainingText>(llm::TrainingText::from_text(
-      llm::read_verified_text(options.data, llm::kTinyShakespeare), config.train_fraction));
+  llm::TextPreparation preparation;
+  const auto text = std::make_shared<const llm::TrainingText>(prepare_text(
+      llm::read_verified_text(options.data, llm::kTinyShakespeare), config, preparation));
 
   // A run directory holds one run: resume it unless told to restart.
   std::optional<llm::TrainRun> run;
@@ -169,13 +208,13 @@ int main(int argc, char** argv) try {
   } else {
     fs::create_directories(out);
     run.emplace(llm::TrainRun::start(config, text));
-    log = llm::TrainLog::start(config, *run, options.data);
+    log = llm::TrainLog::start(config, *run, options.data, preparation);
   }
   std::printf(
       "llm-train: %zu layers, width %zu, %zu heads, context %zu, %zu parameters; "
       "vocabulary %zu; %zu training and %zu validation tokens\n",
       config.layers, config.model_width, config.heads, config.context,
-      run->model().parameter_count(), text->vocabulary.size(), text->train.size(),
+      run->model().parameter_count(), text->vocabulary_size(), text->train.size(),
       text->validation.size());
   std::fflush(stdout);
 
@@ -251,7 +290,7 @@ int main(int argc, char** argv) try {
     std::printf("step %zu: train loss %.4f, val loss %.4f\n", run->iteration(),
                 evaluation.train_loss, evaluation.validation_loss);
     const llm::RunClocks start = llm::RunClocks::now();
-    const double full = run->full_validation_loss();
+    const llm::FullValidationReport full = run->full_validation();
     log.set_final(evaluation, full, llm::RunClocks::now() - start);
     save("finished");
   }

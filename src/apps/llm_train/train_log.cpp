@@ -41,7 +41,11 @@ void keep_before(Json& array, std::size_t iteration) {
 }  // namespace
 
 TrainLog TrainLog::start(const TrainRunConfig& config, const TrainRun& run,
-                         const std::string& data_path) {
+                         const std::string& data_path, const TextPreparation& preparation) {
+  const TrainingText& text = run.text();
+  auto bytes_per_token = [&](const std::vector<TokenId>& tokens) {
+    return static_cast<double>(text.byte_length(tokens)) / static_cast<double>(tokens.size());
+  };
   TrainLog log;
   log.json_ = {{"program", "llm-train"},
                {"precision", "float64"},
@@ -50,7 +54,13 @@ TrainLog TrainLog::start(const TrainRunConfig& config, const TrainRun& run,
                {"cpu_model", cpuinfo_field("model")},
                {"data", data_path},
                {"config", Json::parse(config.to_json())},
-               {"vocabulary_size", run.text().vocabulary.size()},
+               {"tokenizer", text.byte_pair ? "bpe" : "bytes"},
+               {"tokenizer_merges", text.merge_count()},
+               {"learn_merges", clocks_json(preparation.learning)},
+               {"encode_text", clocks_json(preparation.encoding)},
+               {"train_bytes_per_token", bytes_per_token(text.train)},
+               {"validation_bytes_per_token", bytes_per_token(text.validation)},
+               {"vocabulary_size", text.vocabulary_size()},
                {"train_tokens", run.text().train.size()},
                {"validation_tokens", run.text().validation.size()},
                {"parameters", run.model().parameter_count()},
@@ -80,9 +90,10 @@ TrainLog TrainLog::read(const std::string& path) {
 
 std::optional<std::string> TrainLog::config_difference(const TrainRunConfig& config) const {
   const Json given = Json::parse(config.to_json());
+  const Json defaults = Json::parse(TrainRunConfig{}.to_json());
   const Json& logged = json_.at("config");
   for (const auto& [key, value] : given.items()) {
-    const Json there = logged.contains(key) ? logged.at(key) : Json(nullptr);
+    const Json there = logged.contains(key) ? logged.at(key) : defaults.at(key);
     if (there != value) return key + ": " + there.dump() + " there, " + value.dump() + " here";
   }
   return std::nullopt;
@@ -142,8 +153,8 @@ void TrainLog::add_evaluation(const EvaluationReport& evaluation) {
                                   {"load_average", load_json()}});
 }
 
-void TrainLog::set_final(const EvaluationReport& evaluation, double full_validation_loss,
-                         const RunClocks& full_pass) {
+void TrainLog::set_final(const EvaluationReport& evaluation,
+                         const FullValidationReport& full_validation, const RunClocks& full_pass) {
   // The training time of the whole run is the sum over its sessions; the
   // current session's is not yet in its entry.
   RunClocks training = session_training_;
@@ -163,9 +174,10 @@ void TrainLog::set_final(const EvaluationReport& evaluation, double full_validat
       {"iteration", evaluation.iteration},
       {"validation_loss_estimate", evaluation.validation_loss},
       {"train_loss_estimate", evaluation.train_loss},
-      {"validation_loss_full_pass", full_validation_loss},
-      {"validation_full_pass_windows",
-       tiling_offsets(json_.at("validation_tokens").get<std::size_t>(), config.context).size()},
+      {"validation_loss_full_pass", full_validation.loss},
+      {"validation_full_pass_windows", full_validation.windows},
+      {"validation_nats_per_byte_full_pass", full_validation.nats_per_byte},
+      {"validation_full_pass_target_bytes", full_validation.target_bytes},
       {"training", clocks_json(training)},
       {"full_pass", clocks_json(full_pass)},
       {"sessions", sessions.size()},
@@ -181,15 +193,23 @@ std::string TrainLog::final_line() const {
   const Json& final = json_.at("final");
   const Json& training = final.at("training");
   const double wall = training.at("wall_seconds").get<double>();
-  char line[512];
+  // A byte run's nats per byte are its loss, so its line stays as it was.
+  std::string per_byte;
+  if (json_.value("tokenizer", "bytes") == "bpe") {
+    char text[64];
+    std::snprintf(text, sizeof text, ", %.4f nats per byte (full pass)",
+                  final.at("validation_nats_per_byte_full_pass").get<double>());
+    per_byte = text;
+  }
+  char line[576];
   std::snprintf(line, sizeof line,
-                "final: val loss %.4f (estimate, %zu batches), %.4f (full pass, %zu windows); "
+                "final: val loss %.4f (estimate, %zu batches), %.4f (full pass, %zu windows)%s; "
                 "training %s wall in %zu session(s), %.1f s thread CPU, %.0f tok/s (wall), "
                 "%.0f tok/s and %.2f GFLOP/s (thread CPU)",
                 final.at("validation_loss_estimate").get<double>(),
                 json_.at("config").at("eval_batches").get<std::size_t>(),
                 final.at("validation_loss_full_pass").get<double>(),
-                final.at("validation_full_pass_windows").get<std::size_t>(),
+                final.at("validation_full_pass_windows").get<std::size_t>(), per_byte.c_str(),
                 duration_text(wall).c_str(), final.at("sessions").get<std::size_t>(),
                 training.at("thread_cpu_seconds").get<double>(),
                 final.at("tokens_per_second_wall").get<double>(),

@@ -18,20 +18,30 @@
 
 namespace llm {
 
+/// How long making the run's tokens took: learning the BPE merges (zero for
+/// a byte run) and encoding both partitions.
+struct TextPreparation {
+  RunClocks learning{};  ///< TrainingText::learn_byte_pair
+  RunClocks encoding{};  ///< TrainingText::encode
+};
+
 class TrainLog {
  public:
   TrainLog() = default;
 
-  /// A new log for `run` (no update made yet) on the text at `data_path`.
+  /// A new log for `run` (no update made yet) on the text at `data_path`,
+  /// whose tokens took `preparation` to make.
   static TrainLog start(const TrainRunConfig& config, const TrainRun& run,
-                        const std::string& data_path);
+                        const std::string& data_path, const TextPreparation& preparation);
   /// The log at `path`.
   /// @throws std::runtime_error naming the path when it cannot be read or
   ///         is not a run log.
   static TrainLog read(const std::string& path);
 
   /// The first setting whose value differs from the logged configuration's,
-  /// as `key: logged there, given here`, or nothing when they agree.
+  /// as `key: logged there, given here`, or nothing when they agree. A
+  /// setting the log lacks (it was written before the setting existed)
+  /// counts as its default.
   std::optional<std::string> config_difference(const TrainRunConfig& config) const;
   /// Drops every update and evaluation at or after `iteration` (a resumed run
   /// makes them again) and any final record, unless the final record is at
@@ -52,10 +62,11 @@ class TrainLog {
   void add_update(const UpdateReport& update);
   void add_evaluation(const EvaluationReport& evaluation);
   /// Records the last evaluation, the full validation pass and its time.
-  void set_final(const EvaluationReport& evaluation, double full_validation_loss,
+  void set_final(const EvaluationReport& evaluation, const FullValidationReport& full_validation,
                  const RunClocks& full_pass);
   bool has_final() const { return json_.contains("final"); }
-  /// `final: val loss ...`, the summary line printed at the end.
+  /// `final: val loss ...`, the summary line printed at the end; a BPE run's
+  /// adds the full pass's nats per byte (a byte run's equal its loss).
   std::string final_line() const;
 
   /// Writes the log to `path` through a temporary file renamed over it.

@@ -1,6 +1,7 @@
 // The chapter-40 training run: start, update, evaluate, checkpoint, resume.
 #include "llm/training/train_run.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <utility>
@@ -9,12 +10,54 @@
 
 namespace llm {
 
-TrainingText TrainingText::from_text(std::string_view text, double train_fraction) {
+TrainingText TrainingText::from_text(std::string_view text, double train_fraction,
+                                     std::size_t bpe_merges) {
+  std::optional<BpeTokenizer> byte_pair;
+  if (bpe_merges > 0) byte_pair = learn_byte_pair(text, train_fraction, bpe_merges);
+  return encode(text, train_fraction, std::move(byte_pair));
+}
+
+// region: training-text-byte-pair
+BpeTokenizer TrainingText::learn_byte_pair(std::string_view text, double train_fraction,
+                                           std::size_t merges) {
+  const TextSplit split = split_at_fraction(text, train_fraction);  // validation: never read
+  std::vector<std::vector<TokenId>> documents;
+  documents.push_back(bytes_to_tokens(split.train));
+  return BpeTokenizer::from_training(learn_merges(merges, {"train"}, std::move(documents)));
+}
+
+TrainingText TrainingText::encode(std::string_view text, double train_fraction,
+                                  std::optional<BpeTokenizer> byte_pair) {
   ByteVocabulary vocabulary = ByteVocabulary::from_text(text);
   const TextSplit split = split_at_fraction(text, train_fraction);
+  if (byte_pair) {
+    // The whole content vocabulary (BOS, EOS, 256 bytes, the merges), as
+    // chapter 39's checkpoint lays it out, although BOS, EOS and the bytes
+    // the text lacks never occur: they are never an input, so their
+    // embedding rows only meet the tied head, which learns to give them
+    // almost no probability, and weight decay shrinks them. The price is
+    // (256 + 2 - distinct bytes) x D parameters; the gain is that every
+    // prompt encodes and the checkpoint is the book's byte-pair format.
+    std::vector<TokenId> train = byte_pair->encode_content(split.train);
+    std::vector<TokenId> validation = byte_pair->encode_content(split.validation);
+    return {std::move(vocabulary), std::move(byte_pair), std::move(train), std::move(validation)};
+  }
   std::vector<TokenId> train = vocabulary.encode(split.train);
   std::vector<TokenId> validation = vocabulary.encode(split.validation);
-  return {std::move(vocabulary), std::move(train), std::move(validation)};
+  return {std::move(vocabulary), std::nullopt, std::move(train), std::move(validation)};
+}
+// endregion: training-text-byte-pair
+
+std::size_t TrainingText::vocabulary_size() const noexcept {
+  return byte_pair ? byte_pair->vocabulary_size() : vocabulary.size();
+}
+
+std::size_t TrainingText::merge_count() const noexcept {
+  return byte_pair ? byte_pair->merge_rules().size() : 0;
+}
+
+std::size_t TrainingText::byte_length(std::span<const TokenId> tokens) const {
+  return byte_pair ? byte_pair->decode_content(tokens).size() : tokens.size();
 }
 
 DecoderConfig decoder_config(const TrainRunConfig& config, std::size_t vocabulary_size) {
@@ -50,6 +93,15 @@ CheckpointTokenizer literal_tokenizer(const ByteVocabulary& vocabulary) {
   return CheckpointTokenizer::literal(std::move(pieces));
 }
 
+}  // namespace
+
+CheckpointTokenizer TrainingText::checkpoint_tokenizer() const {
+  if (byte_pair) return CheckpointTokenizer::byte_pair(*byte_pair);
+  return literal_tokenizer(vocabulary);
+}
+
+namespace {
+
 // region: train-run-optimizer
 // nanoGPT's configure_optimizers decays every parameter of two or more
 // dimensions; in the decoder those are the embedding and the projections,
@@ -81,6 +133,44 @@ std::string number_text(double value) {
   return text.str();
 }
 
+// Refuses a text whose tokenizer is not the one `config` asks for: the run's
+// log and checkpoints would record settings that did not make its tokens.
+// (A BPE text may hold fewer merges than asked when its training part ran
+// out of pairs.)
+void check_text(const TrainRunConfig& config, const TrainingText& text) {
+  const bool agrees = text.byte_pair
+                          ? config.bpe_merges >= std::max<std::size_t>(1, text.merge_count())
+                          : config.bpe_merges == 0;
+  if (!agrees) {
+    throw TrainRunError(TrainRunErrorKind::OutOfRange,
+                        {.source = "the configuration",
+                         .key = "bpe_merges",
+                         .value = std::to_string(config.bpe_merges),
+                         .rule = text.byte_pair ? "the " + std::to_string(text.merge_count()) +
+                                                      " merges the text was encoded with"
+                                                : "0, as the text was encoded byte by byte"});
+  }
+}
+
+// What a tokenizer is, for a mismatch message: `byte-bpe of 770 tokens`.
+std::string tokenizer_text(const CheckpointTokenizer& tokenizer) {
+  return std::string(tokenizer.kind_name()) + " of " + std::to_string(tokenizer.vocabulary_size()) +
+         " tokens";
+}
+
+// The first rank at which two merge lists of equal length differ, as
+// `merge 5 (101,32)` for each side.
+std::pair<std::string, std::string> first_different_merge(const std::vector<TokenPair>& found,
+                                                          const std::vector<TokenPair>& wanted) {
+  auto merge_text = [](std::size_t rank, TokenPair pair) {
+    return "merge " + std::to_string(rank) + " (" + std::to_string(pair.left) + "," +
+           std::to_string(pair.right) + ")";
+  };
+  std::size_t rank = 0;
+  while (rank + 1 < found.size() && found[rank] == wanted[rank]) ++rank;
+  return {merge_text(rank, found[rank]), merge_text(rank, wanted[rank])};
+}
+
 // Refuses a checkpoint whose tokenizer or model differs from what `config`
 // and `text` would build: resuming it would not continue this run.
 void check_belongs(const Checkpoint& checkpoint, const TrainRunConfig& config,
@@ -90,14 +180,27 @@ void check_belongs(const Checkpoint& checkpoint, const TrainRunConfig& config,
         TrainRunErrorKind::CheckpointMismatch,
         {.source = source, .key = key, .value = std::move(found), .expected = std::move(expected)});
   };
-  if (checkpoint.tokenizer() != literal_tokenizer(text.vocabulary)) {
-    throw mismatch("tokenizer",
-                   std::string(checkpoint.tokenizer().kind_name()) + " of " +
-                       std::to_string(checkpoint.tokenizer().vocabulary_size()) + " tokens",
+  const CheckpointTokenizer& stored = checkpoint.tokenizer();
+  const CheckpointTokenizer wanted_tokenizer = text.checkpoint_tokenizer();
+  if (stored != wanted_tokenizer) {
+    const bool stored_bpe = stored.kind() == CheckpointTokenizer::Kind::BytePair;
+    if (stored_bpe || text.byte_pair) {
+      if (stored.merges().size() != text.merge_count()) {
+        throw mismatch("bpe_merges", std::to_string(stored.merges().size()),
+                       std::to_string(text.merge_count()));
+      }
+      if (stored_bpe && text.byte_pair) {  // as many merges, learned from another text
+        auto [found, wanted] = first_different_merge(stored.merges(), wanted_tokenizer.merges());
+        throw mismatch("tokenizer", std::move(found), std::move(wanted));
+      }
+      // A byte run's literal pieces against a BPE run learned no merge.
+      throw mismatch("tokenizer", tokenizer_text(stored), tokenizer_text(wanted_tokenizer));
+    }
+    throw mismatch("tokenizer", tokenizer_text(stored),
                    "the " + std::to_string(text.vocabulary.size()) + " bytes of the text");
   }
   const CheckpointModelConfig found = checkpoint.model_config();
-  const CheckpointModelConfig wanted = checkpoint_model(config, text.vocabulary.size());
+  const CheckpointModelConfig wanted = checkpoint_model(config, text.vocabulary_size());
   const std::pair<const char*, std::pair<std::size_t, std::size_t>> sizes[] = {
       {"layers", {found.layers, wanted.layers}},
       {"heads", {found.heads, wanted.heads}},
@@ -138,9 +241,10 @@ TrainRun::TrainRun(TrainRunConfig config, std::shared_ptr<const TrainingText> te
 // region: train-run-start
 TrainRun TrainRun::start(const TrainRunConfig& config, std::shared_ptr<const TrainingText> text) {
   config.validate();
+  check_text(config, *text);
   SplitMix64 init_stream(config.init_seed);
   DecoderModel model =
-      DecoderModel::initialized(decoder_config(config, text->vocabulary.size()), init_stream);
+      DecoderModel::initialized(decoder_config(config, text->vocabulary_size()), init_stream);
   AdamW optimizer = new_optimizer(config, model.parameters());
   return TrainRun(config, std::move(text), std::move(model), std::move(optimizer),
                   SplitMix64(config.data_seed));
@@ -151,12 +255,13 @@ TrainRun TrainRun::start(const TrainRunConfig& config, std::shared_ptr<const Tra
 TrainRun TrainRun::resume(const TrainRunConfig& config, std::shared_ptr<const TrainingText> text,
                           const Checkpoint& checkpoint, const std::string& source) {
   config.validate();
+  check_text(config, *text);
   check_belongs(checkpoint, config, *text, source);
   // A fresh decoder of the same shapes, then every value from the file: the
   // initial draws are overwritten, so the seed does not matter here.
   SplitMix64 init_stream(config.init_seed);
   DecoderModel model =
-      DecoderModel::initialized(decoder_config(config, text->vocabulary.size()), init_stream);
+      DecoderModel::initialized(decoder_config(config, text->vocabulary_size()), init_stream);
   checkpoint.restore_parameters(model.parameters());
   AdamW optimizer = AdamW::from_state(checkpoint.optimizer_state());
   return TrainRun(config, std::move(text), std::move(model), std::move(optimizer),
@@ -207,24 +312,38 @@ EvaluationReport TrainRun::evaluate() const {
           .validation_loss = mean_loss(validation_evaluation_)};
 }
 
-double TrainRun::full_validation_loss() const {
+// region: full-validation
+FullValidationReport TrainRun::full_validation() const {
   const NoGradScope no_graph;
   const std::span<const TokenId> tokens = text_->validation;
   const std::vector<std::size_t> offsets = tiling_offsets(tokens.size(), config_.context);
-  double sum = 0.0;
+  double sum = 0.0;  // of each batch's mean loss times its rows
+  std::size_t target_bytes = 0;
   for (std::size_t start = 0; start < offsets.size(); start += config_.batch_size) {
     const std::size_t rows = std::min(config_.batch_size, offsets.size() - start);
     const WindowBatch batch = windows_at(
         tokens, std::span<const std::size_t>(offsets).subspan(start, rows), config_.context);
     sum += model_.loss(batch.inputs, Shape{rows, config_.context}, batch.targets).item() *
            static_cast<double>(rows);
+    target_bytes += text_->byte_length(batch.targets);
   }
-  return sum / static_cast<double>(offsets.size());
+  FullValidationReport report;
+  report.windows = offsets.size();
+  report.targets = offsets.size() * config_.context;
+  report.target_bytes = target_bytes;
+  report.loss = sum / static_cast<double>(offsets.size());
+  // The summed nats are loss * targets, so nats per byte is the mean per
+  // token times tokens per byte; written so, a byte run (targets ==
+  // target_bytes) gets the per-token mean bit for bit.
+  report.nats_per_byte =
+      report.loss * (static_cast<double>(report.targets) / static_cast<double>(target_bytes));
+  return report;
 }
+// endregion: full-validation
 
 Checkpoint TrainRun::checkpoint() const {
   return Checkpoint::create(
-      literal_tokenizer(text_->vocabulary), checkpoint_model(config_, text_->vocabulary.size()),
+      text_->checkpoint_tokenizer(), checkpoint_model(config_, text_->vocabulary_size()),
       model_.parameters().named_values(), optimizer_.state(), iteration(), data_stream_.state());
 }
 

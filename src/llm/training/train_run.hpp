@@ -15,11 +15,14 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "llm/models/decoder_model.hpp"
 #include "llm/nn/splitmix64.hpp"
+#include "llm/text/bpe_tokenizer.hpp"
 #include "llm/text/text_dataset.hpp"
 #include "llm/training/adamw.hpp"
 #include "llm/training/checkpoint.hpp"
@@ -30,17 +33,55 @@
 namespace llm {
 
 // region: training-text
-/// A text cut and encoded for training: its byte vocabulary and the token
-/// IDs of both partitions.
+/// A text cut and encoded for training: the tokenizer and the token IDs of
+/// both partitions. The tokenizer is the text's byte vocabulary (a run with
+/// bpe_merges = 0, nanoGPT's character-level run) or byte-level BPE learned
+/// from the training part alone (chapters 3-4), whose content IDs are then
+/// the token IDs.
 struct TrainingText {
-  ByteVocabulary vocabulary;        ///< the text's distinct bytes, in byte order
-  std::vector<TokenId> train;       ///< the first part's token IDs
-  std::vector<TokenId> validation;  ///< the rest's token IDs
+  ByteVocabulary vocabulary;  ///< the whole text's distinct bytes, in byte order: the tokens
+                              ///< of a run without merges
+  std::optional<BpeTokenizer> byte_pair;  ///< a BPE run's tokenizer; empty for a byte run
+  std::vector<TokenId> train;             ///< the first part's token IDs
+  std::vector<TokenId> validation;        ///< the rest's token IDs
 
-  /// The vocabulary of the whole `text`, split at `train_fraction` as
-  /// split_at_fraction cuts it, both sides encoded.
+  /// The tokenizer `bpe_merges` asks for, learned as learn_byte_pair does
+  /// (none for 0), and `text` split and encoded with it as encode does.
+  /// @throws DatasetError EmptyText, InvalidFraction, EmptySplit;
+  ///         BpeTrainingError TooManyMerges.
+  static TrainingText from_text(std::string_view text, double train_fraction,
+                                std::size_t bpe_merges = 0);
+
+  /// Byte-level BPE with up to `merges` merges (fewer only when the
+  /// training part runs out of pairs), learned by chapter 3's learn_merges
+  /// from the first part of `text` as split_at_fraction cuts it, as one
+  /// document, and frozen (chapter 4). The validation part is never read, so
+  /// no held-out pair can become a merge. Deterministic: the same text gives
+  /// the same merges, which is what lets a resumed run check its checkpoint's.
+  /// @throws DatasetError InvalidFraction, EmptySplit; BpeTrainingError TooManyMerges.
+  static BpeTokenizer learn_byte_pair(std::string_view text, double train_fraction,
+                                      std::size_t merges);
+
+  /// `text` split at `train_fraction` as split_at_fraction cuts it, both
+  /// sides encoded: with `byte_pair`'s encode_content when given (content
+  /// IDs, no BOS or EOS inside the stream), else byte by byte with the whole
+  /// text's vocabulary.
   /// @throws DatasetError EmptyText, InvalidFraction, EmptySplit.
-  static TrainingText from_text(std::string_view text, double train_fraction);
+  static TrainingText encode(std::string_view text, double train_fraction,
+                             std::optional<BpeTokenizer> byte_pair);
+
+  /// The rows the decoder's embedding needs: the byte vocabulary's size, or
+  /// the BPE layout's 258 + merges.
+  std::size_t vocabulary_size() const noexcept;
+  /// The merges of the BPE tokenizer; 0 for a byte run.
+  std::size_t merge_count() const noexcept;
+  /// The number of bytes `tokens` stand for (one per token in a byte run).
+  /// @throws TokenizerError ControlTokenInContent (BOS or EOS) or
+  ///         UnknownToken, as BpeTokenizer::decode_content, in a BPE run.
+  std::size_t byte_length(std::span<const TokenId> tokens) const;
+  /// The tokenizer as a checkpoint records it: one literal one-byte piece per
+  /// ID for a byte run, the merges for a BPE run.
+  CheckpointTokenizer checkpoint_tokenizer() const;
 };
 // endregion: training-text
 
@@ -59,6 +100,17 @@ struct EvaluationReport {
   double train_loss = 0.0;       ///< mean loss of the fixed training windows
   double validation_loss = 0.0;  ///< mean loss of the fixed validation windows
 };
+
+/// One pass over every tiling window of the validation partition. Nats per
+/// token depend on the tokenizer (a BPE token holds several bytes); nats per
+/// byte do not, so they compare a byte run with a BPE run.
+struct FullValidationReport {
+  std::size_t windows = 0;       ///< tiling windows scored, each once
+  std::size_t targets = 0;       ///< target tokens scored: windows * T
+  std::size_t target_bytes = 0;  ///< the bytes those target tokens stand for
+  double loss = 0.0;             ///< mean nats per target token
+  double nats_per_byte = 0.0;    ///< the targets' summed nats / target_bytes
+};
 // endregion: train-run-reports
 
 // region: train-run-class
@@ -68,15 +120,18 @@ class TrainRun {
   /// A new run: the decoder drawn from SplitMix64(init_seed), AdamW with decay
   /// on every parameter whose name does not end in `.gain`, the window stream
   /// at SplitMix64(data_seed).
-  /// @throws TrainRunError OutOfRange (as config.validate()), TooFewTokens
-  ///         (a partition shorter than context + 1); DecoderError as
-  ///         DecoderModel::initialized.
+  /// @throws TrainRunError OutOfRange (as config.validate(), or key
+  ///         `bpe_merges` when the text's tokenizer is not the one it asks
+  ///         for), TooFewTokens (a partition shorter than context + 1);
+  ///         DecoderError as DecoderModel::initialized.
   static TrainRun start(const TrainRunConfig& config, std::shared_ptr<const TrainingText> text);
 
   /// The run `checkpoint` was taken from, continued. `source` names the
   /// checkpoint in errors (its path).
   /// @throws TrainRunError CheckpointMismatch when the checkpoint's tokenizer
-  ///         pieces, model sizes or constants differ from this configuration's,
+  ///         (its kind, pieces or merges: key `bpe_merges` when the merge
+  ///         counts differ, else `tokenizer`), model sizes or constants
+  ///         differ from this configuration's and text's,
   ///         or its step is past config.iterations; as start(); CheckpointError
   ///         ModelMismatch (as Checkpoint::restore_parameters); AdamWError as
   ///         AdamW::from_state.
@@ -94,13 +149,14 @@ class TrainRun {
   /// The fixed evaluation windows' mean losses, without recording a graph.
   EvaluationReport evaluate() const;
 
-  /// The token-weighted mean loss of every tiling window of the validation
-  /// partition (tiling_offsets), in batches of batch_size, without a graph.
-  double full_validation_loss() const;
+  /// Every tiling window of the validation partition (tiling_offsets)
+  /// scored once, in batches of batch_size, without a graph: the mean loss
+  /// per target token and the nats per byte of the same targets.
+  FullValidationReport full_validation() const;
 
-  /// The run as a checkpoint: the vocabulary as literal one-byte pieces, the
-  /// decoder's sizes and parameters, AdamW's state, the step (= iteration())
-  /// and the window stream's state.
+  /// The run as a checkpoint: the tokenizer (TrainingText::checkpoint_tokenizer),
+  /// the decoder's sizes and parameters, AdamW's state, the step
+  /// (= iteration()) and the window stream's state.
   Checkpoint checkpoint() const;
 
   /// Updates made so far.

@@ -48,8 +48,9 @@ constexpr Field seed_field(const char* key, std::uint64_t TrainRunConfig::*membe
 }
 
 // In the order of the struct, which is the order of to_json().
-const std::array<Field, 26> kFields{{
+const std::array<Field, 27> kFields{{
     real_field("train_fraction", &TrainRunConfig::train_fraction),
+    count_field("bpe_merges", &TrainRunConfig::bpe_merges),
     count_field("layers", &TrainRunConfig::layers),
     count_field("heads", &TrainRunConfig::heads),
     count_field("model_width", &TrainRunConfig::model_width),
@@ -162,11 +163,12 @@ TrainRunConfig TrainRunConfig::from_json(std::string_view json_text, std::string
 
 // region: train-run-validate
 void TrainRunConfig::validate(std::string_view source) const {
-  auto require = [&](bool holds, const char* key, std::string value, const char* rule) {
+  auto require = [&](bool holds, const char* key, std::string value, std::string rule) {
     if (!holds) {
-      throw TrainRunError(
-          TrainRunErrorKind::OutOfRange,
-          {.source = std::string(source), .key = key, .value = std::move(value), .rule = rule});
+      throw TrainRunError(TrainRunErrorKind::OutOfRange, {.source = std::string(source),
+                                                          .key = key,
+                                                          .value = std::move(value),
+                                                          .rule = std::move(rule)});
     }
   };
   auto positive_count = [&](std::size_t value, const char* key) {
@@ -181,6 +183,9 @@ void TrainRunConfig::validate(std::string_view source) const {
   };
   require(std::isfinite(train_fraction) && train_fraction > 0.0 && train_fraction < 1.0,
           "train_fraction", number_text(train_fraction), "strictly between 0 and 1");
+  require(
+      bpe_merges <= kMaxTrainBpeMerges, "bpe_merges", std::to_string(bpe_merges),
+      "at most " + std::to_string(kMaxTrainBpeMerges) + " (0: the text's bytes are the tokens)");
   positive_count(layers, "layers");
   positive_count(heads, "heads");
   positive_count(model_width, "model_width");

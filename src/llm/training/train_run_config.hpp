@@ -91,12 +91,20 @@ class TrainRunError : public KindedError<TrainRunErrorTraits> {
   using KindedError::KindedError;
 };
 
+/// The most byte-pair merges a run may learn: 4,096 (the bound is argued in
+/// docs/training-run.md, "The byte-pair run").
+inline constexpr std::size_t kMaxTrainBpeMerges = 4096;
+
 // region: train-run-config
 /// Every setting of one run. Units: iterations count optimizer updates;
 /// rates are per update; widths count features.
 struct TrainRunConfig {
   // The data (data/tinyshakespeare/README.md).
   double train_fraction = 0.9;  ///< the first int(n * f) bytes train (nanoGPT's prepare.py)
+  /// 0: the text's distinct bytes are the tokens (nanoGPT's character-level
+  /// run); N >= 1: byte-level BPE with N merges learned from the training
+  /// part only (chapters 3-4).
+  std::size_t bpe_merges = 0;
 
   // The decoder (chapter 32). The vocabulary comes from the data.
   std::size_t layers = 4;                ///< N (nanoGPT n_layer)
@@ -138,10 +146,10 @@ struct TrainRunConfig {
   ///         OutOfRange (as validate(), naming the key).
   static TrainRunConfig from_json(std::string_view json_text, std::string_view source);
 
-  /// Checks every rule: widths, counts and intervals >= 1 (checkpoint_interval
-  /// and gradient_clip >= 0); D divisible by H with an even head width;
-  /// rates finite and > 0 with min <= peak; warmup < decay; betas in [0, 1);
-  /// epsilons > 0; decay >= 0; fraction in (0, 1); eval_batches >= 1.
+  /// Checks every rule: bpe_merges <= kMaxTrainBpeMerges; widths, counts and
+  /// intervals >= 1 (checkpoint_interval and gradient_clip >= 0); D divisible by H with an even
+  /// head width; rates finite and > 0 with min <= peak; warmup < decay; betas in [0, 1); epsilons >
+  /// 0; decay >= 0; fraction in (0, 1); eval_batches >= 1.
   /// @throws TrainRunError OutOfRange naming the first key that breaks one
   ///         (source `source`).
   void validate(std::string_view source = "the configuration") const;
