@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "llm/error.hpp"
@@ -86,7 +87,10 @@ struct DatasetErrorTraits {
 /// or changed when one is thrown.
 class DatasetError : public KindedError<DatasetErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw DatasetError(DatasetErrorKind::..., {.field = value});`
+  explicit DatasetError(DatasetErrorKind kind, DatasetErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 };
 
 // region: dataset-file
