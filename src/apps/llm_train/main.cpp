@@ -179,18 +179,19 @@ int main(int argc, char** argv) try {
   std::printf("llm-train: data %s, output %s\n", options.data.c_str(), options.out.c_str());
   std::fflush(stdout);
 
-  llm::TextPreparation preparation;
-  const auto text = std::make_shared<const llm::TrainingText>(prepare_text(
-      llm::read_verified_text(options.data, llm::kTinyShakespeare), config, preparation));
+  const std::string data_text = llm::read_verified_text(options.data, llm::kTinyShakespeare);
 
-  // A run directory holds one run: resume it unless told to restart.
+  // A run directory holds one run: resume it unless told to restart. The
+  // configurations are compared before the text is encoded, so a refused
+  // run does not first wait for merges it will not use.
   std::optional<llm::TrainRun> run;
   llm::TrainLog log;
   if (options.restart) {
     fs::remove(checkpoint_path);
     fs::remove(log_path);
   }
-  if (fs::exists(checkpoint_path)) {
+  const bool resuming = fs::exists(checkpoint_path);
+  if (resuming) {
     log = llm::TrainLog::read(log_path.string());
     if (const auto difference = log.config_difference(config)) {
       std::cerr
@@ -200,6 +201,11 @@ int main(int argc, char** argv) try {
              "TRAIN_ARGS=--restart, or TRAIN_OUT=DIR)\n";
       return 2;
     }
+  }
+  llm::TextPreparation preparation;
+  const auto text =
+      std::make_shared<const llm::TrainingText>(prepare_text(data_text, config, preparation));
+  if (resuming) {
     const llm::Checkpoint checkpoint = llm::Checkpoint::load(checkpoint_path.string());
     run.emplace(llm::TrainRun::resume(config, text, checkpoint, checkpoint_path.string()));
     log.truncate_after_resume(run->iteration());

@@ -73,7 +73,7 @@ struct TrainingText {
   /// The rows the decoder's embedding needs: the byte vocabulary's size, or
   /// the BPE layout's 258 + merges.
   std::size_t vocabulary_size() const noexcept;
-  /// The merges of the BPE tokenizer; 0 for a byte run.
+  /// The number of merges of the BPE tokenizer; 0 for a byte run.
   std::size_t merge_count() const noexcept;
   /// The number of bytes `tokens` stand for (one per token in a byte run).
   /// @throws TokenizerError ControlTokenInContent (BOS or EOS) or
