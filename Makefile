@@ -79,7 +79,7 @@ help: ## List the targets
 	@echo "  make pdf           the whole book as a PDF (print view through headless Chromium) -> $(BUILD)/llm-from-scratch-cpp.pdf"
 	@echo "  make epub          the whole book as an EPUB (Sphinx, math as MathML) -> $(BUILD)/llm-from-scratch-cpp.epub"
 	@echo "  make bench         Google Benchmark: ours vs OpenBLAS and libtorch, one thread (installs them) -> $(BENCH_BUILD)/bench.json"
-	@echo "  make train         chapter 40: train the decoder on Tiny Shakespeare (Ctrl-C saves; rerun resumes) -> $(TRAIN_OUT)/"
+	@echo "  make train         chapter 40: train the decoder on Tiny Shakespeare (Ctrl-C saves; rerun resumes; THREADS=2) -> $(TRAIN_OUT)/"
 	@echo "  make generate      continue PROMPT='...' from make train's checkpoint, or CHECKPOINT=FILE (TOKENS, TEMPERATURE, TOP_K, SEED, GENERATE_ARGS)"
 	@echo "  make train-anchor  chapter 40's decoder in libtorch, float32/float64 x 1/2 threads -> $(BENCH_BUILD)/train-anchor/"
 	@echo "  make clean         remove everything built in $(BUILD)/"
@@ -177,14 +177,17 @@ bench: ## Google Benchmark: ours vs OpenBLAS and libtorch, single-threaded
 # Chapter 40's run: the chapter-32 decoder on Tiny Shakespeare at nanoGPT's
 # CPU configuration (docs/training-run.md). Not part of book or test: it takes
 # many minutes. Ctrl-C saves a checkpoint; the same command resumes it, bit for
-# bit. CONFIG=my.json overrides settings; TRAIN_ARGS=--restart starts again.
+# bit. CONFIG=my.json overrides settings; TRAIN_ARGS=--restart starts again;
+# THREADS=2 lets the kernels use two threads (LLM_THREADS: the same bits,
+# sooner; docs/train-runs/README.md measured 259 against 323 s).
 TRAIN_OUT ?= $(BUILD)/train/shakespeare-char
 CONFIG ?=
+THREADS ?=
 # More llm-train options, separated by blanks, each passed as typed (shell_words).
 TRAIN_ARGS ?=
 train: deps ## Chapter 40: train the decoder on Tiny Shakespeare (resumable)
 	@$(LOCK) && $(CONFIGURE) && $(CMAKE_BUILD) llm-train
-	@$(BUILD)/llm-train --out $(TRAIN_OUT) $(if $(CONFIG),--config $(CONFIG)) $(call shell_words,$(TRAIN_ARGS))
+	@$(if $(THREADS),LLM_THREADS=$(THREADS)) $(BUILD)/llm-train --out $(TRAIN_OUT) $(if $(CONFIG),--config $(CONFIG)) $(call shell_words,$(TRAIN_ARGS))
 
 # The book's generator (build/llm-generate): continues PROMPT from a
 # checkpoint, printing each token's bytes as it is chosen. CHECKPOINT is make

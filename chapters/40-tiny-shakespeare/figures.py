@@ -256,7 +256,7 @@ def loss_figure() -> str:
            f"{fixed(anchor['evaluations'][-1]['validation_loss'], 2)}; a dashed line marks 1.88.")
     pairs = [abs(e["validation_loss"] - a["validation_loss"]) for e in ours["evaluations"]
              for a in anchor["evaluations"] if a["iteration"] == e["iteration"]]
-    return svg_figure(svg, "The recorded runs: our training-batch loss and validation loss, and libtorch's "
+    return svg_figure(svg, "The recorded runs: our training-batch loss and validation loss, and libtorch float32's "
                       f"validation loss on the same windows (hollow rings; the two agree within {upper_bound(max(pairs))}, "
                       "so the curves coincide; docs/train-runs/)", "ch40-loss", alt=alt)
 
@@ -298,10 +298,46 @@ def runs_table() -> str:
     rows = [[summary["name"], summary["threads"], fixed(summary["wall"], 0) + " s",
              count(round(summary["tokens_per_second"])), fixed(summary["full_pass"], 8)]
             for summary in recorded_runs()]
-    return table(["Run", "Threads", "Training (wall)", "Tokens/s (wall)", "Validation loss, all windows"], rows,
+    return table(["Run", "Threads", "Wall time", "Tokens/s", "Validation loss"], rows,
                  f"The same {count(load_run(RUNS / OURS.name)['config']['iterations'])} updates, one run at a time "
-                 "on the quiet machine (docs/train-runs/)",
+                 "on the quiet machine: training wall time, tokens per second of wall time, "
+                 "validation loss over all windows (docs/train-runs/)",
                  "ch40-runs")
+
+
+def bpe_facts() -> dict[str, str]:
+    """What the page quotes from the byte-pair run, beside the character run."""
+    bpe, chars = load_run(BPE), load_run(OURS)
+    if bpe.get("tokenizer") != "bpe" or "final" not in bpe:
+        raise ValueError(f"{BPE}: not a finished byte-pair run")
+    final, session = bpe["final"], bpe["sessions"][0]
+    tokens = bpe["config"]["iterations"] * bpe["tokens_per_iteration"]
+    loads = [session["load_average_start"][0], session["load_average_end"][0]]
+    loads += [e["load_average"][0] for e in bpe["evaluations"]]
+    return {
+        "merges": count(bpe["tokenizer_merges"]),
+        "vocabulary": count(bpe["vocabulary_size"]),
+        "learn_seconds": fixed(bpe["learn_merges"]["thread_cpu_seconds"], 1),
+        "train_bytes_per_token": fixed(bpe["train_bytes_per_token"], 3),
+        "validation_bytes_per_token": fixed(bpe["validation_bytes_per_token"], 3),
+        "train_tokens": count(bpe["train_tokens"]),
+        "parameters": count(bpe["parameters"]),
+        "passes": fixed(tokens / bpe["train_tokens"], 1),
+        "char_passes": fixed(tokens / chars["train_tokens"], 1),
+        "full_pass": fixed(final["validation_loss_full_pass"], 4),
+        "nats_per_byte": fixed(final["validation_nats_per_byte_full_pass"], 4),
+        "char_nats_per_byte": fixed(chars["final"]["validation_loss_full_pass"], 4),
+        "thread_cpu": fixed(final["training"]["thread_cpu_seconds"], 1),
+        "char_thread_cpu": fixed(chars["final"]["training"]["thread_cpu_seconds"], 1),
+        "load_low": fixed(min(loads), 1),
+        "load_high": fixed(max(loads), 1),
+        "flops_per_token": count(round(final["training_flops_per_token"])),
+    }
+
+
+def bpe_sample_block() -> str:
+    """The committed sample from the byte-pair run's checkpoint, as a text block."""
+    return sample_block(BPE_SAMPLE)
 
 
 def log(value: float) -> float:
@@ -318,12 +354,15 @@ def sci3(value: float) -> str:
 
 
 SAMPLE = RUNS / "ours-shakespeare-char-sample.txt"
+#: The byte-pair run (make train CONFIG=data/tinyshakespeare/bpe.json) and a sample from its checkpoint.
+BPE = RUNS / "ours-shakespeare-bpe.json"
+BPE_SAMPLE = RUNS / "ours-shakespeare-bpe-sample.txt"
 
 
-def sample_block() -> str:
-    """The committed sample from the recorded run's checkpoint, as a text block."""
-    current().dependencies.add(SAMPLE)
-    text = SAMPLE.read_text(encoding="utf-8").rstrip("\n")
+def sample_block(path: Path = SAMPLE) -> str:
+    """A committed sample from a recorded run's checkpoint, as a text block."""
+    current().dependencies.add(path)
+    text = path.read_text(encoding="utf-8").rstrip("\n")
     longest = max((len(run) for run in text.split("\n") if set(run) == {"`"}), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}text\n{text}\n{fence}\n"

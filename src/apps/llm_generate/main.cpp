@@ -1,6 +1,7 @@
 // llm-generate: the book's generator, for both checkpoints the book makes:
 // chapter 39's (byte-pair tokenizer, `make book`) and chapter 40's (one byte
-// per token, `make train`, behind `make generate`). It loads the checkpoint
+// per token, `make train`, behind `make generate`; or byte pairs with
+// CONFIG=data/tinyshakespeare/bpe.json). It loads the checkpoint
 // through the library (chapter 35), restores its decoder, encodes the prompt
 // with the checkpoint's own tokenizer, and continues it with temperature and
 // top-k sampling (chapter 36), writing each token's bytes as soon as it is
@@ -50,7 +51,8 @@ constexpr const char* kUsage =
     "  chapter 39 (make book): build/chapters/39-end-to-end-llm/checkpoint.llmcp,\n"
     "    a byte-pair tokenizer; generation stops early at its end-of-text token\n"
     "  chapter 40 (make train): build/train/shakespeare-char/checkpoint.llmcp,\n"
-    "    one token per byte of its 65-character vocabulary\n"
+    "    one token per byte of its 65-character vocabulary, or byte pairs with\n"
+    "    make train CONFIG=data/tinyshakespeare/bpe.json (its TRAIN_OUT folder)\n"
     "  --checkpoint FILE  the checkpoint (default build/train/shakespeare-char/checkpoint.llmcp)\n"
     "  --prompt TEXT      the text to continue, encoded with the checkpoint's tokenizer\n"
     "                     (default: a newline)\n"
