@@ -332,6 +332,9 @@ def bpe_facts() -> dict[str, str]:
         "load_low": fixed(min(loads), 1),
         "load_high": fixed(max(loads), 1),
         "flops_per_token": count(round(final["training_flops_per_token"])),
+        "context_bytes": fixed(bpe["config"]["context"] * bpe["train_bytes_per_token"], 0),
+        "targets": count(final["validation_full_pass_windows"] * bpe["config"]["context"]),
+        "target_bytes": count(final["validation_full_pass_target_bytes"]),
     }
 
 
