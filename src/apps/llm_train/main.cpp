@@ -27,7 +27,6 @@
 #include <sstream>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "../command_line.hpp"
 #include "llm/error.hpp"
@@ -145,14 +144,11 @@ llm::TrainingText prepare_text(std::string_view text, const llm::TrainRunConfig&
       llm::TrainingText::encode(text, config.train_fraction, std::move(byte_pair));
   preparation.encoding = llm::RunClocks::now() - start;
   if (encoded.byte_pair) {
-    auto bytes_per_token = [&](const std::vector<llm::TokenId>& tokens) {
-      return static_cast<double>(encoded.byte_length(tokens)) / static_cast<double>(tokens.size());
-    };
     std::printf(
         "llm-train: encoded both partitions in %.1f s: %.3f bytes per token (train), %.3f "
         "(validation)\n",
-        preparation.encoding.wall, bytes_per_token(encoded.train),
-        bytes_per_token(encoded.validation));
+        preparation.encoding.wall, encoded.bytes_per_token(encoded.train),
+        encoded.bytes_per_token(encoded.validation));
   }
   std::fflush(stdout);
   return encoded;

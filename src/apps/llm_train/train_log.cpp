@@ -43,9 +43,6 @@ void keep_before(Json& array, std::size_t iteration) {
 TrainLog TrainLog::start(const TrainRunConfig& config, const TrainRun& run,
                          const std::string& data_path, const TextPreparation& preparation) {
   const TrainingText& text = run.text();
-  auto bytes_per_token = [&](const std::vector<TokenId>& tokens) {
-    return static_cast<double>(text.byte_length(tokens)) / static_cast<double>(tokens.size());
-  };
   TrainLog log;
   log.json_ = {{"program", "llm-train"},
                {"precision", "float64"},
@@ -58,8 +55,8 @@ TrainLog TrainLog::start(const TrainRunConfig& config, const TrainRun& run,
                {"tokenizer_merges", text.merge_count()},
                {"learn_merges", clocks_json(preparation.learning)},
                {"encode_text", clocks_json(preparation.encoding)},
-               {"train_bytes_per_token", bytes_per_token(text.train)},
-               {"validation_bytes_per_token", bytes_per_token(text.validation)},
+               {"train_bytes_per_token", text.bytes_per_token(text.train)},
+               {"validation_bytes_per_token", text.bytes_per_token(text.validation)},
                {"vocabulary_size", text.vocabulary_size()},
                {"train_tokens", run.text().train.size()},
                {"validation_tokens", run.text().validation.size()},

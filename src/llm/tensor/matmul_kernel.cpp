@@ -200,72 +200,56 @@ inline __attribute__((always_inline)) void copy_values(const double* from, std::
 }
 
 // region: matmul-packing
-// B[depth block, column block] as panels of NR columns: panel q holds, for
-// each p, columns q*NR .. q*NR+NR-1 side by side; columns past the edge are
-// 0.0 (their results are never stored). Packing only copies values, so the
-// loop order is free, and it follows the source's memory: rows of B one
-// after another when its columns are adjacent (each row's runs of NR values
-// go to the panels side by side), columns one after another when its rows
-// are (a transposed view, B = W^T). The reads are then one sequential stream
-// the hardware prefetches; the writes land in the packed block, which stays
-// in cache for the kernels.
-void pack_b(const Microkernel& tile, std::size_t depth, std::size_t columns, MatrixOperand b,
-            double* packed) {
-  const std::size_t nr = tile.columns;
-  const std::size_t panels = (columns + nr - 1) / nr;
-  if (b.column_stride == 1) {
+// An operand block as panels of `width` lanes: panel q holds, for each step
+// p of the depth, lanes q*width .. q*width+width-1 side by side; lanes past
+// `extent` are 0.0 (their results are never stored). Lane l, step p is
+// data[l * lane_stride + p * depth_stride]. Packing only copies values, so
+// the loop order is free, and it follows the source's memory: when adjacent
+// lanes are adjacent values, step after step (each step's runs of `width`
+// values go to the panels side by side), else lane after lane. The reads are
+// then one sequential stream the hardware prefetches; the writes land in the
+// packed block, which stays in cache for the kernels.
+void pack_panels(std::size_t width, std::size_t depth, std::size_t extent, const double* data,
+                 std::size_t lane_stride, std::size_t depth_stride, double* packed) {
+  const std::size_t panels = (extent + width - 1) / width;
+  if (lane_stride == 1) {
     for (std::size_t p = 0; p < depth; ++p) {
-      const double* row = b.data + p * b.row_stride;
+      const double* step = data + p * depth_stride;
       for (std::size_t q = 0; q < panels; ++q) {
-        const std::size_t width = std::min(nr, columns - q * nr);
-        double* to = packed + (q * depth + p) * nr;
-        copy_values(row + q * nr, width, to);
-        std::fill_n(to + width, nr - width, 0.0);
+        const std::size_t filled = std::min(width, extent - q * width);
+        double* to = packed + (q * depth + p) * width;
+        copy_values(step + q * width, filled, to);
+        std::fill_n(to + filled, width - filled, 0.0);
       }
     }
     return;
   }
   for (std::size_t q = 0; q < panels; ++q) {
-    const std::size_t width = std::min(nr, columns - q * nr);
-    double* panel = packed + q * depth * nr;
-    for (std::size_t j = 0; j < width; ++j) {
-      const double* column = b.data + (q * nr + j) * b.column_stride;
-      for (std::size_t p = 0; p < depth; ++p) panel[p * nr + j] = column[p * b.row_stride];
+    const std::size_t filled = std::min(width, extent - q * width);
+    double* panel = packed + q * depth * width;
+    for (std::size_t l = 0; l < filled; ++l) {
+      const double* lane = data + (q * width + l) * lane_stride;
+      for (std::size_t p = 0; p < depth; ++p) panel[p * width + l] = lane[p * depth_stride];
     }
-    for (std::size_t p = 0; p < depth; ++p) std::fill_n(panel + p * nr + width, nr - width, 0.0);
+    for (std::size_t p = 0; p < depth; ++p) {
+      std::fill_n(panel + p * width + filled, width - filled, 0.0);
+    }
   }
 }
 
-// A[row block, depth block] as panels of MR rows: panel q holds, for each p,
-// rows q*MR .. q*MR+MR-1 side by side; rows past the edge are 0.0. As for B,
-// the source is read in memory order: rows one after another (each row's
-// values go to its lane of the panel, MR apart), or, for a transposed view
-// (A = X^T, whose column p is adjacent values), columns one after another.
+// B[depth block, column block] as panels of NR columns (the lanes are B's
+// columns, the depth runs down its rows): row after row when its columns are
+// adjacent, column after column for a transposed view (B = W^T).
+void pack_b(const Microkernel& tile, std::size_t depth, std::size_t columns, MatrixOperand b,
+            double* packed) {
+  pack_panels(tile.columns, depth, columns, b.data, b.column_stride, b.row_stride, packed);
+}
+
+// A[row block, depth block] as panels of MR rows: packed as B is, with A's
+// rows as the lanes and its columns as the depth (A is packed as A^T's columns).
 void pack_a(const Microkernel& tile, std::size_t rows, std::size_t depth, MatrixOperand a,
             double* packed) {
-  const std::size_t mr = tile.rows;
-  const std::size_t panels = (rows + mr - 1) / mr;
-  if (a.row_stride == 1 && a.column_stride != 1) {
-    for (std::size_t p = 0; p < depth; ++p) {
-      const double* column = a.data + p * a.column_stride;
-      for (std::size_t q = 0; q < panels; ++q) {
-        const std::size_t height = std::min(mr, rows - q * mr);
-        double* to = packed + (q * depth + p) * mr;
-        copy_values(column + q * mr, height, to);
-        std::fill_n(to + height, mr - height, 0.0);
-      }
-    }
-    return;
-  }
-  for (std::size_t q = 0; q < panels; ++q) {
-    const std::size_t height = std::min(mr, rows - q * mr);
-    double* panel = packed + q * depth * mr;
-    for (std::size_t i = 0; i < height; ++i) {
-      const double* row = a.data + (q * mr + i) * a.row_stride;
-      for (std::size_t p = 0; p < depth; ++p) panel[p * mr + i] = row[p * a.column_stride];
-    }
-    for (std::size_t p = 0; p < depth; ++p) std::fill_n(panel + p * mr + height, mr - height, 0.0);
-  }
+  pack_panels(tile.rows, depth, rows, a.data, a.row_stride, a.column_stride, packed);
 }
 // endregion: matmul-packing
 

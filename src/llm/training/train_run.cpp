@@ -60,6 +60,10 @@ std::size_t TrainingText::byte_length(std::span<const TokenId> tokens) const {
   return byte_pair ? byte_pair->decode_content(tokens).size() : tokens.size();
 }
 
+double TrainingText::bytes_per_token(std::span<const TokenId> tokens) const {
+  return static_cast<double>(byte_length(tokens)) / static_cast<double>(tokens.size());
+}
+
 DecoderConfig decoder_config(const TrainRunConfig& config, std::size_t vocabulary_size) {
   return {.vocabulary_size = vocabulary_size,
           .layers = config.layers,

@@ -79,6 +79,9 @@ struct TrainingText {
   /// @throws TokenizerError ControlTokenInContent (BOS or EOS) or
   ///         UnknownToken, as BpeTokenizer::decode_content, in a BPE run.
   std::size_t byte_length(std::span<const TokenId> tokens) const;
+  /// byte_length(tokens) / tokens.size(): 1 in a byte run (not empty).
+  /// @throws as byte_length.
+  double bytes_per_token(std::span<const TokenId> tokens) const;
   /// The tokenizer as a checkpoint records it: one literal one-byte piece per
   /// ID for a byte run, the merges for a BPE run.
   CheckpointTokenizer checkpoint_tokenizer() const;
