@@ -5,7 +5,9 @@
 // gradient norm with %.17g (so two builds can be compared bit for bit) and its
 // thread CPU time, and after each update times llm::matmul on [B T, D] x
 // [D, F] as llm-train does; it states the step's share of the rate measured
-// beside it (the median over the updates after the first).
+// beside it (the median over the updates after the first). Each update's
+// wall time and the CPU time of all threads are printed too, for runs with
+// LLM_THREADS=2; MATMUL_SECONDS 0 leaves the product out (steps only).
 //
 //   step_probe DATA [UPDATES [MATMUL_SECONDS]]
 //
@@ -43,21 +45,34 @@ int main(int argc, char** argv) {
                           config.batch_size * config.context);
   // After each update, the product's rate over `matmul_seconds`: on a machine
   // whose load changes, each step is compared with the rate measured beside it.
-  std::vector<double> seconds, rates, shares;
+  std::vector<double> seconds, walls, rates, shares;
   std::string kernel;
   for (std::size_t i = 0; i < updates; ++i) {
     const llm::RunClocks start = llm::RunClocks::now();
     const llm::UpdateReport report = run.update();
     const llm::RunClocks elapsed = llm::RunClocks::now() - start;
+    if (matmul_seconds <= 0.0) {
+      std::printf(
+          "update %zu loss %.17g norm %.17g thread_cpu_ms %.2f wall_ms %.2f process_cpu_ms %.2f\n",
+          report.iteration, report.loss, report.clip.norm_before, 1e3 * elapsed.thread_cpu,
+          1e3 * elapsed.wall, 1e3 * elapsed.process_cpu);
+      if (i > 0) {
+        seconds.push_back(elapsed.thread_cpu);
+        walls.push_back(elapsed.wall);
+      }
+      continue;
+    }
     const llm::MatmulRate peak =
         llm::measure_matmul(config.batch_size * config.context, config.model_width,
                             config.feed_forward_width, matmul_seconds);
     kernel = peak.kernel;
-    std::printf("update %zu loss %.17g norm %.17g thread_cpu_ms %.2f matmul_gflops %.2f\n",
-                report.iteration, report.loss, report.clip.norm_before, 1e3 * elapsed.thread_cpu,
-                peak.gflops_thread_cpu);
+    std::printf(
+        "update %zu loss %.17g norm %.17g thread_cpu_ms %.2f wall_ms %.2f matmul_gflops %.2f\n",
+        report.iteration, report.loss, report.clip.norm_before, 1e3 * elapsed.thread_cpu,
+        1e3 * elapsed.wall, peak.gflops_thread_cpu);
     if (i == 0) continue;  // the first update pays for first touches of every buffer
     seconds.push_back(elapsed.thread_cpu);
+    walls.push_back(elapsed.wall);
     rates.push_back(peak.gflops_thread_cpu);
     shares.push_back(flops / elapsed.thread_cpu * 1e-9 / peak.gflops_thread_cpu);
   }
@@ -66,10 +81,12 @@ int main(int argc, char** argv) {
     std::sort(values.begin(), values.end());
     return values[values.size() / 2];
   };
+  std::printf("step: median %.2f ms thread CPU, %.2f ms wall, %.2f GFLOP/s (thread CPU)\n",
+              1e3 * median(seconds), 1e3 * median(walls), flops / median(seconds) * 1e-9);
+  if (rates.empty()) return 0;
   std::printf("matmul [%zu, %zu] x [%zu, %zu]: median %.2f GFLOP/s (thread CPU, kernel %s)\n",
               config.batch_size * config.context, config.model_width, config.model_width,
               config.feed_forward_width, median(rates), kernel.c_str());
-  std::printf("step: median %.2f ms, %.2f GFLOP/s; median share of the product beside it %.1f %%\n",
-              1e3 * median(seconds), flops / median(seconds) * 1e-9, 100.0 * median(shares));
+  std::printf("median share of the product beside it %.1f %%\n", 100.0 * median(shares));
   return 0;
 }

@@ -5,13 +5,18 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "llm/tensor/configuration_error.hpp"
+#include "llm/tensor/elementwise.hpp"
+#include "llm/tensor/tensor.hpp"
 #include "support/test_support.hpp"
 
 namespace llm {
@@ -82,6 +87,66 @@ TEST(ParallelFor, RethrowsTheLowestNumberedFailureAfterEveryTaskEnded) {
     }
     // Serially the loop stops at the first failure; in parallel every task runs.
     EXPECT_EQ(finished.load(), threads == 1 ? 18 : 50);
+  }
+}
+
+TEST(ParallelPieces, CoverEveryIndexOnceInConsecutivePieces) {
+  for (std::size_t threads : {1, 2, 3}) {
+    const ThreadCountScope scope(threads);
+    for (std::size_t count :
+         {std::size_t{0}, std::size_t{7}, std::size_t{19}, std::size_t{20}, std::size_t{1000}}) {
+      std::vector<std::atomic<int>> runs(count);
+      std::atomic<std::size_t> pieces{0};
+      parallel_pieces(count, 10, [&](std::size_t begin, std::size_t end) {
+        pieces.fetch_add(1);
+        for (std::size_t i = begin; i < end; ++i) runs[i].fetch_add(1);
+      });
+      for (std::size_t i = 0; i < count; ++i) ASSERT_EQ(runs[i].load(), 1) << i;
+      // One piece below twice the minimum or on one thread, else one per thread.
+      const std::size_t expected = count < 20 || threads == 1 ? 1 : std::min(threads, count / 10);
+      EXPECT_EQ(pieces.load(), expected) << count << " on " << threads << " threads";
+    }
+  }
+}
+
+TEST(ParallelPieces, RethrowTheFailureOfTheFirstPiece) {
+  const ThreadCountScope scope(3);
+  try {
+    parallel_pieces(300, 10, [&](std::size_t begin, std::size_t) {
+      throw std::runtime_error("piece from " + std::to_string(begin));
+    });
+    ADD_FAILURE() << "parallel_pieces returned";
+  } catch (const std::runtime_error& error) {
+    EXPECT_EQ(std::string(error.what()), "piece from 0");
+  }
+}
+
+// The elementwise kernels split long contiguous runs among threads; every
+// element is still computed by the same expression, so the bits are equal.
+TEST(ParallelPieces, ElementwiseResultsDoNotDependOnTheThreadCount) {
+  const std::size_t count = 3 * kMinimumPiece + 5;
+  std::vector<double> left(count), right(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    left[i] = 1.0 / static_cast<double>(i + 3);
+    right[i] = static_cast<double>(i % 97) - 48.5;
+  }
+  const Tensor a(Shape{count}, left);
+  const Tensor b(Shape{count}, right);
+  const auto run = [&](std::size_t threads) {
+    const ThreadCountScope scope(threads);
+    const Tensor product = mul(a.view(), b.view());
+    const Tensor mapped = map_values(a.view(), [](double x) { return std::exp(x) / 3.0; });
+    std::vector<double> values(product.values().begin(), product.values().end());
+    values.insert(values.end(), mapped.values().begin(), mapped.values().end());
+    return values;
+  };
+  const std::vector<double> alone = run(1);
+  for (std::size_t i = 0; i < count; ++i) ASSERT_EQ(alone[i], left[i] * right[i]) << i;
+  for (std::size_t threads : {2, 3, 8}) {
+    const std::vector<double> split = run(threads);
+    ASSERT_EQ(split.size(), alone.size());
+    EXPECT_EQ(0, std::memcmp(split.data(), alone.data(), alone.size() * sizeof(double)))
+        << threads << " threads";
   }
 }
 

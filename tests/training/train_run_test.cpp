@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "llm/tensor/parallel.hpp"
 #include "llm/tensor/tensor.hpp"
 #include "support/test_support.hpp"
 #include "training/small_train_run.hpp"
@@ -248,6 +249,37 @@ TEST(TrainRun, ResumedRunEndsOnTheSameBits) {
             std::vector<double>(straight_losses.begin() + 3, straight_losses.end()));
   EXPECT_EQ(bytes_of(resumed), bytes_of(straight));  // parameters, moments, step, stream
   EXPECT_EQ(resumed.evaluate().validation_loss, straight.evaluate().validation_loss);
+}
+
+// Chapter 40's width and context with one block and batches of 4: large
+// enough that every split kernel cuts its work into pieces (activations of
+// 32,768 values, feed-forward activations of 88,064, attention weights of
+// 65,536, a feed-forward weight of 44,032 for AdamW), small enough for a test.
+TrainRunConfig split_sized_config() {
+  TrainRunConfig config;
+  config.layers = 1;
+  config.batch_size = 4;
+  config.iterations = 3;
+  config.warmup_iterations = 1;
+  config.decay_iterations = 3;
+  config.eval_batches = 1;
+  return config;
+}
+
+TEST(TrainRun, ThreadCountDoesNotChangeABit) {
+  const std::size_t previous = set_thread_count(1);
+  TrainRun alone = TrainRun::start(split_sized_config(), shakespeare());
+  std::vector<double> alone_losses;
+  while (!alone.finished()) alone_losses.push_back(alone.update().loss);
+  for (std::size_t threads : {2, 3}) {
+    set_thread_count(threads);
+    TrainRun split = TrainRun::start(split_sized_config(), shakespeare());
+    std::vector<double> split_losses;
+    while (!split.finished()) split_losses.push_back(split.update().loss);
+    EXPECT_EQ(split_losses, alone_losses) << threads << " threads";
+    EXPECT_EQ(bytes_of(split), bytes_of(alone)) << threads << " threads";
+  }
+  set_thread_count(previous);
 }
 
 TEST(TrainRun, UpdatesFollowTheScheduleAndLowerTheLoss) {

@@ -11,6 +11,8 @@
 #include "llm/autograd/recorder.hpp"
 #include "llm/autograd/tensor_pass_support.hpp"
 #include "llm/tensor/elementwise.hpp"
+#include "llm/tensor/kernel_output.hpp"
+#include "llm/tensor/parallel.hpp"
 #include "llm/tensor/probability.hpp"
 
 namespace llm {
@@ -18,11 +20,17 @@ namespace {
 
 // rule(k, upstream[k]) for every row-major k: the contribution of an
 // elementwise operation, whose upstream already has the operand's shape.
+// One pass: a contiguous upstream is read where it lies (else copied once),
+// and long tensors are split among threads (each k is computed alone).
 template <class LocalRule>
 SharedTensor each_element(const SharedTensor& upstream, LocalRule&& rule) {
-  Tensor result = upstream.materialize();
-  std::span<double> values = result.mutable_values();
-  for (std::size_t k = 0; k < values.size(); ++k) values[k] = rule(k, values[k]);
+  const SharedTensor source = upstream.contiguous();
+  const std::span<const double> in = source.contiguous_values();
+  Tensor result = kernel_output(source.shape());
+  std::span<double> out = result.mutable_values();
+  parallel_pieces(in.size(), kMinimumPiece, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) out[k] = rule(k, in[k]);
+  });
   return result;
 }
 
@@ -77,8 +85,19 @@ TensorValue TensorValue::silu() const {
   // Saved context: the input (shared) and sigmoid(x), so the VJP multiplies
   // instead of calling exp a second time for every element.
   const SharedTensor input = value().contiguous();
-  const SharedTensor sigmoids = map_values(input, [](double x) { return stable_sigmoid(x); });
-  Tensor result = llm::mul(input, sigmoids);  // x * sigmoid(x), element by element
+  const std::span<const double> xs = input.contiguous_values();
+  Tensor sigmoid_of_x = kernel_output(input.shape());
+  Tensor result = kernel_output(input.shape());
+  const std::span<double> ss = sigmoid_of_x.mutable_values();
+  const std::span<double> ys = result.mutable_values();
+  // One pass writes both: sigmoid(x) (kept for the VJP) and x * sigmoid(x).
+  parallel_pieces(xs.size(), kMinimumPiece, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) {
+      ss[k] = stable_sigmoid(xs[k]);
+      ys[k] = xs[k] * ss[k];
+    }
+  });
+  const SharedTensor sigmoids = std::move(sigmoid_of_x);
   // d/dx x*sigmoid(x) = sigmoid(x) * (1 + x * (1 - sigmoid(x)))
   auto times_derivative = [input, sigmoids](const SharedTensor& upstream) {
     const std::span<const double> inputs = input.contiguous_values();

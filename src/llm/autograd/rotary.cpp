@@ -13,6 +13,7 @@
 
 #include "llm/autograd/recorder.hpp"
 #include "llm/tensor/kernel_output.hpp"
+#include "llm/tensor/parallel.hpp"
 
 namespace llm {
 namespace {
@@ -39,18 +40,21 @@ Tensor rotate_rows(const SharedTensor& rows, const SharedTensor& cosines, const 
   const double sign = turn == Turn::Forward ? 1.0 : -1.0;  // R or R^T
   Tensor result = kernel_output(rows.shape());
   std::span<double> y = result.mutable_values();
-  for (std::size_t row = 0; width > 0 && row < x.size() / width; ++row) {
-    const std::size_t token = row % tokens;
-    for (std::size_t pair = 0; pair < pairs; ++pair) {
-      const std::size_t at = row * width + 2 * pair;
-      const double cosine = c[token * pairs + pair];
-      const double sine = sign * s[token * pairs + pair];
-      const double a = x[at];
-      const double b = x[at + 1];
-      y[at] = canonical_zero(a * cosine - b * sine);
-      y[at + 1] = canonical_zero(a * sine + b * cosine);
+  const std::size_t row_count = width == 0 ? 0 : x.size() / width;
+  parallel_rows(row_count, width, [&](std::size_t first_row, std::size_t end_row) {
+    for (std::size_t row = first_row; row < end_row; ++row) {
+      const std::size_t token = row % tokens;
+      for (std::size_t pair = 0; pair < pairs; ++pair) {
+        const std::size_t at = row * width + 2 * pair;
+        const double cosine = c[token * pairs + pair];
+        const double sine = sign * s[token * pairs + pair];
+        const double a = x[at];
+        const double b = x[at + 1];
+        y[at] = canonical_zero(a * cosine - b * sine);
+        y[at + 1] = canonical_zero(a * sine + b * cosine);
+      }
     }
-  }
+  });  // rows are independent: long inputs are split among threads (parallel.hpp)
   return result;
 }
 // endregion: rotate-pairs-kernel

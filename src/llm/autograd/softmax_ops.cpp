@@ -15,6 +15,8 @@
 #include <utility>
 
 #include "llm/autograd/recorder.hpp"
+#include "llm/tensor/kernel_output.hpp"
+#include "llm/tensor/parallel.hpp"
 #include "llm/tensor/probability.hpp"
 
 namespace llm {
@@ -89,22 +91,25 @@ TensorValue causal_softmax(const TensorValue& scores) {
   const SharedTensor input = scores.value().contiguous();
   const CausalGrid grid = checked_causal_grid(input.shape());
   const std::span<const double> s = input.contiguous_values();
-  Tensor probabilities = Tensor::zeros(input.shape());  // masked entries stay +0.0
+  Tensor probabilities = kernel_output(input.shape());  // every entry is written below
   std::span<double> p = probabilities.mutable_values();
-  for (std::size_t row = 0; row < grid.rows; ++row) {
-    const std::size_t first = row * grid.keys;
-    const std::size_t seen = grid.visible(row);
-    // The softmax of the visible keys only: a masked key is never read.
-    double maximum = -std::numeric_limits<double>::infinity();
-    for (std::size_t k = 0; k < seen; ++k) maximum = std::fmax(maximum, s[first + k]);
-    // Each exp once: kept in the row, summed in increasing k, then divided.
-    double normalizer = 0.0;
-    for (std::size_t k = 0; k < seen; ++k) {
-      p[first + k] = std::exp(s[first + k] - maximum);
-      normalizer += p[first + k];
+  parallel_rows(grid.rows, grid.keys, [&](std::size_t first_row, std::size_t end_row) {
+    for (std::size_t row = first_row; row < end_row; ++row) {
+      const std::size_t first = row * grid.keys;
+      const std::size_t seen = grid.visible(row);
+      // The softmax of the visible keys only: a masked key is never read.
+      double maximum = -std::numeric_limits<double>::infinity();
+      for (std::size_t k = 0; k < seen; ++k) maximum = std::fmax(maximum, s[first + k]);
+      // Each exp once: kept in the row, summed in increasing k, then divided.
+      double normalizer = 0.0;
+      for (std::size_t k = 0; k < seen; ++k) {
+        p[first + k] = std::exp(s[first + k] - maximum);
+        normalizer += p[first + k];
+      }
+      for (std::size_t k = 0; k < seen; ++k) p[first + k] = p[first + k] / normalizer;
+      std::fill_n(p.data() + first + seen, grid.keys - seen, 0.0);  // masked keys: +0.0
     }
-    for (std::size_t k = 0; k < seen; ++k) p[first + k] = p[first + k] / normalizer;
-  }
+  });  // rows are independent: long inputs are split among threads (parallel.hpp)
   const SharedTensor saved = std::move(probabilities);  // saved context: P
   // endregion: causal-softmax-forward
   // region: causal-softmax-vjp
@@ -113,17 +118,20 @@ TensorValue causal_softmax(const TensorValue& scores) {
     const SharedTensor rows = upstream.contiguous();
     const std::span<const double> g = rows.contiguous_values();
     const std::span<const double> p = saved.contiguous_values();
-    Tensor result = Tensor::zeros(saved.shape());
+    Tensor result = kernel_output(saved.shape());  // every entry is written below
     std::span<double> out = result.mutable_values();
-    for (std::size_t row = 0; row < grid.rows; ++row) {
-      const std::size_t first = row * grid.keys;
-      const std::size_t seen = grid.visible(row);
-      double weighted = 0.0;
-      for (std::size_t k = 0; k < seen; ++k) weighted += g[first + k] * p[first + k];
-      for (std::size_t k = 0; k < seen; ++k) {
-        out[first + k] = canonical_zero(p[first + k] * (g[first + k] - weighted));
+    parallel_rows(grid.rows, grid.keys, [&](std::size_t first_row, std::size_t end_row) {
+      for (std::size_t row = first_row; row < end_row; ++row) {
+        const std::size_t first = row * grid.keys;
+        const std::size_t seen = grid.visible(row);
+        double weighted = 0.0;
+        for (std::size_t k = 0; k < seen; ++k) weighted += g[first + k] * p[first + k];
+        for (std::size_t k = 0; k < seen; ++k) {
+          out[first + k] = canonical_zero(p[first + k] * (g[first + k] - weighted));
+        }
+        std::fill_n(out.data() + first + seen, grid.keys - seen, 0.0);  // masked keys: +0.0
       }
-    }
+    });
     return SharedTensor(std::move(result));
   };
   return record_operation(

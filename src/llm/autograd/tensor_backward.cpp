@@ -24,6 +24,7 @@
 #include "llm/autograd/tensor_pass_support.hpp"
 #include "llm/autograd/tensor_value.hpp"
 #include "llm/tensor/kernel_output.hpp"
+#include "llm/tensor/parallel.hpp"
 #include "llm/tensor/strided_walk.hpp"
 
 namespace llm {
@@ -188,12 +189,15 @@ void TensorValue::ReversePass::accumulate(std::size_t node, SharedTensor contrib
   if (adjoint->is_contiguous() && contribution.is_contiguous()) {
     const double* before = adjoint->contiguous_values().data();
     const double* term = contribution.contiguous_values().data();
-    const std::size_t count = adjoint->size();
-    for (std::size_t index = 0; index < count; ++index) {
-      const double sum = before[index] + term[index];
-      if (!std::isfinite(sum)) refuse_pass_adjoint(node, index, before[index], term[index]);
-      sums[index] = sum;  // in place, sums is before: each element read before written
-    }
+    // Long adjoints are added in pieces on several threads (parallel.hpp);
+    // the first piece that refuses names the first non-finite sum.
+    parallel_pieces(adjoint->size(), kMinimumPiece, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t index = begin; index < end; ++index) {
+        const double sum = before[index] + term[index];
+        if (!std::isfinite(sum)) refuse_pass_adjoint(node, index, before[index], term[index]);
+        sums[index] = sum;  // in place, sums is before: each element read before written
+      }
+    });
     if (!in_place) adjoint = SharedTensor(std::move(fresh));
     return;
   }

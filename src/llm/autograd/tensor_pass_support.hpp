@@ -1,6 +1,7 @@
 // Element checks the tensor tape's sources share (internal to the tape).
 #pragma once
 
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstddef>
@@ -9,6 +10,7 @@
 #include <optional>
 
 #include "llm/tensor/broadcast.hpp"
+#include "llm/tensor/parallel.hpp"
 #include "llm/tensor/shared_tensor.hpp"
 #include "llm/tensor/strided_walk.hpp"
 #include "llm/tensor/tensor.hpp"
@@ -53,8 +55,34 @@ inline bool run_has_non_finite(const double* values, std::size_t step, std::size
   return found != 0;
 }
 
+/// run_has_non_finite for `count` adjacent values, in the widest vectors
+/// this CPU has (tensor_finite_scan.cpp).
+bool contiguous_run_has_non_finite(const double* values, std::size_t count);
+
+/// Index of the first NaN or infinity among `count` contiguous values, if
+/// any. A long run is scanned in pieces on several threads (parallel_pieces);
+/// each piece that holds one finds its first, and the smallest wins, so the
+/// answer does not depend on the thread count.
+inline std::optional<std::size_t> first_non_finite_in_run(const double* values, std::size_t count) {
+  std::atomic<std::size_t> first{count};
+  parallel_pieces(count, kMinimumPiece, [&](std::size_t begin, std::size_t end) {
+    if (!contiguous_run_has_non_finite(values + begin, end - begin)) return;
+    std::size_t i = begin;
+    while (std::isfinite(values[i])) ++i;
+    std::size_t seen = first.load(std::memory_order_relaxed);
+    while (i < seen && !first.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
+    }
+  });
+  const std::size_t index = first.load(std::memory_order_relaxed);
+  if (index == count) return std::nullopt;
+  return index;
+}
+
 /// Row-major index of the first NaN or infinity in `view`, if any.
 inline std::optional<std::size_t> first_non_finite(const TensorView& view) {
+  if (view.is_contiguous()) {
+    return first_non_finite_in_run(view.storage().data() + view.offset(), view.size());
+  }
   std::optional<std::size_t> found;
   std::size_t index = 0;
   const double* values = view.storage().data();

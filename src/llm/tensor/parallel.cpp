@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
@@ -43,10 +44,21 @@ struct Job {
   parallel_detail::TaskFunction function = nullptr;
   void* context = nullptr;
   std::atomic<std::size_t> next{0};
-  std::size_t unfinished = 0;  // guarded by Pool::mutex
+  // Changed under Workers::mutex; atomic so the caller can watch it unlocked.
+  std::atomic<std::size_t> unfinished{0};
   std::size_t failed_task = 0;
   std::exception_ptr failure;  // guarded by Pool::mutex
 };
+
+// How long an idle worker watches for the next call before it sleeps.
+constexpr std::chrono::microseconds kSpinTime{200};
+
+// A hint to the core that this thread is waiting in a loop.
+inline void pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
 
 // A thread running a task does not fan out again.
 thread_local bool inside_task = false;
@@ -59,8 +71,12 @@ struct Workers {
   std::mutex mutex;  // everything below
   std::condition_variable wake, done;
   std::uint64_t generation = 0;
+  // `generation` as the workers may read it without the mutex while they
+  // spin (set together with it, under the mutex).
+  std::atomic<std::uint64_t> published{0};
   Job* job = nullptr;
-  std::size_t busy = 0;  // threads inside `job`
+  // Threads inside `job`: changed under `mutex`, watched unlocked.
+  std::atomic<std::size_t> busy{0};
   bool stopping = false;
   std::vector<std::thread> threads;
 };
@@ -112,9 +128,11 @@ class Pool {
       std::lock_guard<std::mutex> lock(workers.mutex);
       workers.job = &job;
       ++workers.generation;
+      workers.published.store(workers.generation, std::memory_order_release);
     }
     workers.wake.notify_all();
     work_on(workers, job);
+    spin_until_finished(workers, job);
     std::unique_lock<std::mutex> lock(workers.mutex);
     workers.done.wait(lock, [&] { return job.unfinished == 0 && workers.busy == 0; });
     workers.job = nullptr;
@@ -157,11 +175,46 @@ class Pool {
     inside_task = false;
   }
 
+  // A training step calls parallel kernels back to back, often a few dozen
+  // microseconds apart, and waking a worker that sleeps on the condition
+  // variable took 13 to 19 microseconds on the 2-vCPU guest of
+  // docs/performance.md, against about 2 for one that is watching
+  // (docs/bench/handoff_probe.cpp). So a worker that has finished a call
+  // watches for the next one for kSpinTime, then sleeps. Stopping the pool
+  // wakes it through the condition variable as before.
+  static void spin_for_next_call(Workers& workers, std::uint64_t seen) {
+    const auto until = std::chrono::steady_clock::now() + kSpinTime;
+    for (unsigned round = 1;; ++round) {
+      if (workers.published.load(std::memory_order_acquire) != seen) return;
+      pause();
+      if (round % 64 == 0 && std::chrono::steady_clock::now() >= until) return;
+    }
+  }
+
+  // The caller, out of tasks, watches for the workers' last ones to end
+  // before it sleeps on `done` (which then, nearly always, returns at once).
+  static void spin_until_finished(Workers& workers, const Job& job) {
+    const auto until = std::chrono::steady_clock::now() + kSpinTime;
+    for (unsigned round = 1;; ++round) {
+      if (job.unfinished.load(std::memory_order_acquire) == 0 &&
+          workers.busy.load(std::memory_order_acquire) == 0) {
+        return;
+      }
+      pause();
+      if (round % 64 == 0 && std::chrono::steady_clock::now() >= until) return;
+    }
+  }
+
   // `seen` is the generation when the thread was started, so a call
   // published before the thread first ran is not missed.
   static void worker(Workers& workers, std::uint64_t seen) {
     std::unique_lock<std::mutex> lock(workers.mutex);
     for (;;) {
+      if (!workers.stopping && workers.generation == seen) {
+        lock.unlock();
+        spin_for_next_call(workers, seen);
+        lock.lock();
+      }
       workers.wake.wait(lock, [&] { return workers.stopping || workers.generation != seen; });
       if (workers.stopping) return;
       seen = workers.generation;

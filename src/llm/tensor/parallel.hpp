@@ -1,16 +1,19 @@
 // Deterministic parallelism for the kernels: a small persistent pool of
 // threads that runs independent tasks.
 //
-// A kernel that goes parallel splits its output into tasks fixed by the shape
-// alone, and every output element belongs to exactly one task, which computes
-// it in the same order whatever thread runs it. So a result has the same bits
-// for every thread count; only the time changes. The count comes from the
-// environment variable LLM_THREADS (a whole number from 1 to 64; unset means
-// 1, so the book's demos and the tests run on one thread) or from
-// set_thread_count (what `make train` does). See docs/performance.md and the
-// concurrency contract in docs/data-model.md.
+// A kernel that goes parallel splits its output into tasks, and every output
+// element belongs to exactly one task, which computes it in the same order
+// whatever thread runs it and however many tasks there are. So a result has
+// the same bits for every thread count; only the time changes. Matrix
+// products cut their output into bands (matmul_kernel.cpp); elementwise and
+// row-wise loops into consecutive pieces (parallel_pieces, parallel_rows
+// below). The count comes from the environment variable LLM_THREADS (a whole
+// number from 1 to 64; unset means 1, so the book's demos and the tests run on
+// one thread) or from set_thread_count (what `make train` does). See
+// docs/performance.md and the concurrency contract in docs/data-model.md.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string_view>
 #include <type_traits>
@@ -65,5 +68,51 @@ void parallel_for(std::size_t tasks, Task&& task) {
       },
       const_cast<void*>(static_cast<const void*>(&task)));
 }
+
+// region: parallel-pieces
+/// The shortest piece parallel_pieces cuts: 16,384 values (128 KiB). On the
+/// Intel Xeon of docs/performance.md, mul over that many takes about 6
+/// microseconds, and handing a piece to a worker about 2 while the worker is
+/// watching for work, 13 to 19 once it sleeps (docs/bench/handoff_probe.cpp):
+/// a shorter loop would spend more on the hand-off than it saves.
+inline constexpr std::size_t kMinimumPiece = std::size_t{1} << 14;
+
+/// Calls body(begin, end) on consecutive pieces that cover [0, count), in
+/// parallel: as many pieces as there are threads, each at least
+/// `minimum_piece` long, else one piece [0, count) on the calling thread
+/// (thread_count() is not even read then). For loops whose elements are
+/// independent, each written by one piece only: the pieces change which
+/// thread computes an element, never what it computes, so the bits are those
+/// of the plain loop for every thread count.
+/// @throws the exception of the first piece that threw (see parallel_for);
+///         ConfigurationError as thread_count() when `count` is long enough
+///         to split.
+template <class Body>
+void parallel_pieces(std::size_t count, std::size_t minimum_piece, Body&& body) {
+  if (count < 2 * minimum_piece) {
+    body(std::size_t{0}, count);
+    return;
+  }
+  const std::size_t pieces = std::min(thread_count(), count / minimum_piece);
+  if (pieces <= 1) {
+    body(std::size_t{0}, count);
+    return;
+  }
+  parallel_for(pieces, [&](std::size_t piece) {
+    body(count * piece / pieces, count * (piece + 1) / pieces);
+  });
+}
+
+/// parallel_pieces over `rows` rows of `width` elements each, for kernels
+/// that work a row at a time: body(first_row, end_row) gets whole rows, at
+/// least kMinimumPiece elements' worth per piece.
+/// @throws as parallel_pieces.
+template <class Body>
+void parallel_rows(std::size_t rows, std::size_t width, Body&& body) {
+  const std::size_t minimum_rows =
+      width == 0 ? rows + 1 : std::max<std::size_t>(1, kMinimumPiece / width);
+  parallel_pieces(rows, minimum_rows, body);
+}
+// endregion: parallel-pieces
 
 }  // namespace llm

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "llm/tensor/kernel_output.hpp"
+#include "llm/tensor/parallel.hpp"
 #include "llm/tensor/strided_walk.hpp"
 #include "llm/tensor/value_pool.hpp"
 
@@ -171,13 +172,24 @@ Tensor TensorView::materialize() const {
   double* out = result.mutable_values().data();
   const double* in = storage_.data();
   const Strides dense = row_major_strides(shape());
-  for_each_run<2>(
-      shape(), {dense, strides()}, {0, offset()},
-      [&](std::array<std::size_t, 2> at, std::array<std::size_t, 2> step, std::size_t count) {
-        for (std::size_t i = 0; i < count; ++i) {
-          out[at[0] + i * step[0]] = in[at[1] + i * step[1]];
-        }
-      });
+  // Copies the elements whose first coordinate lies in [first, end): a slab
+  // of the view, walked like the whole.
+  const auto copy_slab = [&](std::size_t first, std::size_t end) {
+    Shape slab = shape();
+    slab[0] = end - first;
+    for_each_run<2>(
+        slab, {dense, strides()}, {first * dense[0], offset() + first * strides()[0]},
+        [&](std::array<std::size_t, 2> at, std::array<std::size_t, 2> step, std::size_t count) {
+          for (std::size_t i = 0; i < count; ++i) {
+            out[at[0] + i * step[0]] = in[at[1] + i * step[1]];
+          }
+        });
+  };
+  if (rank() == 0) {
+    out[0] = in[offset()];
+  } else {  // a large copy is split into slabs for several threads (chapter 11)
+    parallel_rows(shape()[0], dense[0], copy_slab);
+  }
   return result;
 }
 // endregion: materialize

@@ -2,12 +2,21 @@
 #include "llm/training/adamw.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <span>
 #include <utility>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "llm/format.hpp"
+#include "llm/tensor/kernel_output.hpp"
+#include "llm/tensor/parallel.hpp"
 
 namespace llm {
 
@@ -101,6 +110,91 @@ std::size_t update_while_finite(const AdamWConfig& config, double first_correcti
     out.after[i] = after;
   }
   return count;
+}
+
+#if defined(__x86_64__)
+// update_while_finite eight elements at a time, for CPUs with AVX-512F. Each
+// lane does the scalar loop's operations in its order (IEEE division and
+// square root round the same in a vector lane as in a scalar one, and no
+// multiply is fused into an add), so the bits are the same. A block of eight
+// with any non-finite intermediate is left to the scalar loop, which finds
+// the element and stores the ones before it.
+__attribute__((target("avx512f"))) std::size_t update_while_finite_avx512(
+    const AdamWConfig& config, double first_correction, double second_correction,
+    double decay_product, ElementInputs in, ElementOutputs out, std::size_t count) {
+  typedef double Values __attribute__((vector_size(64)));
+  const double beta1 = config.beta1(), beta2 = config.beta2();
+  const double learning_rate = config.learning_rate(), epsilon = config.epsilon();
+  std::size_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    Values theta, g, first, second;
+    std::memcpy(&theta, in.theta + i, sizeof theta);
+    std::memcpy(&g, in.gradient + i, sizeof g);
+    std::memcpy(&first, in.first + i, sizeof first);
+    std::memcpy(&second, in.second + i, sizeof second);
+    const Values m = beta1 * first + (1.0 - beta1) * g;
+    const Values g_squared = g * g;
+    const Values v = beta2 * second + (1.0 - beta2) * g_squared;
+    const Values m_hat = m / first_correction;
+    const Values v_hat = v / second_correction;
+    // All eight lanes (mask 0xFF); the masked form names a source for lanes it
+    // skips, so no lane is ever undefined.
+    const __m512d packed = reinterpret_cast<__m512d>(v_hat);
+    const Values root = reinterpret_cast<Values>(_mm512_mask_sqrt_pd(packed, 0xFF, packed));
+    const Values adaptive = learning_rate * (m_hat / (root + epsilon));
+    const Values decay = decay_product * theta;
+    const Values after = theta - adaptive - decay;
+    const Values finite_sum = (m - m) + (g_squared - g_squared) + (v - v) + (m_hat - m_hat) +
+                              (v_hat - v_hat) + (adaptive - adaptive) + (decay - decay) +
+                              (after - after);
+    double lanes = 0.0;
+    for (int lane = 0; lane < 8; ++lane) lanes += finite_sum[lane];
+    if (lanes != 0.0) break;  // a NaN: the scalar loop finds which element
+    std::memcpy(out.first + i, &m, sizeof m);
+    std::memcpy(out.second + i, &v, sizeof v);
+    std::memcpy(out.after + i, &after, sizeof after);
+  }
+  return i + update_while_finite(config, first_correction, second_correction, decay_product,
+                                 {in.theta + i, in.gradient + i, in.first + i, in.second + i},
+                                 {out.first + i, out.second + i, out.after + i}, count - i);
+}
+#endif
+
+using ElementLoop = std::size_t (*)(const AdamWConfig&, double, double, double, ElementInputs,
+                                    ElementOutputs, std::size_t);
+
+// The widest element loop this CPU runs, chosen at the first step.
+ElementLoop element_loop() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return update_while_finite_avx512;
+#endif
+  return update_while_finite;
+}
+
+// update_while_finite over pieces of the elements on several threads
+// (parallel_pieces; each element is computed alone, so the bits do not
+// change): the first element any piece stopped at, else `count`. Pieces after
+// a stop may have written their scratch outputs; the checked loop rewrites
+// everything from the stop on.
+std::size_t update_in_pieces(const AdamWConfig& config, double first_correction,
+                             double second_correction, double decay_product, ElementInputs in,
+                             ElementOutputs out, std::size_t count) {
+  static const ElementLoop update = element_loop();
+  std::atomic<std::size_t> first_stop{count};
+  // Two divisions and a square root per element: a quarter of the usual piece.
+  parallel_pieces(count, kMinimumPiece / 4, [&](std::size_t begin, std::size_t end) {
+    const std::size_t stop =
+        begin + update(config, first_correction, second_correction, decay_product,
+                       {in.theta + begin, in.gradient + begin, in.first + begin, in.second + begin},
+                       {out.first + begin, out.second + begin, out.after + begin}, end - begin);
+    if (stop == end) return;
+    std::size_t seen = first_stop.load(std::memory_order_relaxed);
+    while (stop < seen &&
+           !first_stop.compare_exchange_weak(seen, stop, std::memory_order_relaxed)) {
+    }
+  });
+  return first_stop.load(std::memory_order_relaxed);
 }
 
 // g * s for every element of a stored gradient (AdamWStepOptions::gradient_scale).
@@ -343,7 +437,9 @@ AdamWStep AdamW::prepare_and_commit(const ParameterSet& parameters, const AdamWS
   std::vector<Tensor> next_values;
   next_values.reserve(parameters.size());
   for (const NamedParameter& entry : parameters) {
-    const Tensor before = entry.parameter.value().materialize();
+    // The current values, read where they lie (a parameter is row-major, so
+    // contiguous() copies nothing); phase 3 replaces them, nothing here writes.
+    const SharedTensor before = entry.parameter.value().contiguous();
     const Tensor& stored = *entry.parameter.gradient();  // a set holds parameters only
     // The gradient the moments read: the stored one, or a scaled copy.
     const Tensor scaled = gradient_scale == 1.0 ? Tensor() : scaled_copy(stored, gradient_scale);
@@ -364,20 +460,23 @@ AdamWStep AdamW::prepare_and_commit(const ParameterSet& parameters, const AdamWS
     const double decay_product = decays ? config.learning_rate() * config.weight_decay() : 0.0;
     AdamWParameterUpdate update{entry.name, before.shape(), decays, {}, {}, {}, {}, {}, {}, {}, {},
                                 {}};
-    std::vector<double> after(before.size());
+    // Every element is written below (or the step throws): a reused buffer
+    // (kernel_output) saves the page faults of a fresh one on every step.
+    Tensor next_value = kernel_output(before.shape());
+    const std::span<double> after = next_value.mutable_values();
     // Without a trace, the unchecked-per-intermediate loop does the work; the
     // checked loop below starts where it stopped (at the end, or at the
     // element whose error it must report).
     const std::size_t first_unchecked =
         keep_trace ? 0
-                   : update_while_finite(
+                   : update_in_pieces(
                          config, result.first_correction, result.second_correction, decay_product,
-                         {before.values().data(), gradient.values().data(), moments.first.data(),
-                          moments.second.data()},
+                         {before.contiguous_values().data(), gradient.values().data(),
+                          moments.first.data(), moments.second.data()},
                          {next.first.data(), next.second.data(), after.data()}, before.size());
     for (std::size_t i = first_unchecked; i < before.size(); ++i) {
       // region: adamw-element-update
-      const double theta = before.values()[i];
+      const double theta = before.contiguous_values()[i];
       const double g = gradient.values()[i];
       const double m = checked(config.beta1() * moments.first[i] + (1.0 - config.beta1()) * g,
                                entry.name, i, "first moment");
@@ -410,7 +509,7 @@ AdamWStep AdamW::prepare_and_commit(const ParameterSet& parameters, const AdamWS
         update.after.push_back(after[i]);
       }
     }
-    next_values.emplace_back(before.shape(), std::move(after));
+    next_values.push_back(std::move(next_value));
     if (keep_trace) result.updates.push_back(std::move(update));
   }
 
