@@ -199,6 +199,30 @@ inline __attribute__((always_inline)) void copy_values(const double* from, std::
   }
 }
 
+// Two adjacent lanes, each `depth` adjacent values (`first` and
+// first + lane_stride), into a panel `width` wide whose column `to` is the
+// first lane's: each 2 x 2 block takes two 16-byte loads, two shuffles and
+// two 16-byte stores instead of four scalar copies.
+inline void copy_lane_pair(const double* first, std::size_t lane_stride, std::size_t depth,
+                           double* to, std::size_t width) {
+  typedef double Pair __attribute__((vector_size(16)));
+  const double* second = first + lane_stride;
+  std::size_t p = 0;
+  for (; p + 2 <= depth; p += 2) {
+    Pair a, b;
+    __builtin_memcpy(&a, first + p, sizeof a);
+    __builtin_memcpy(&b, second + p, sizeof b);
+    const Pair step = __builtin_shufflevector(a, b, 0, 2);  // both lanes at step p
+    const Pair next = __builtin_shufflevector(a, b, 1, 3);  // both lanes at step p + 1
+    __builtin_memcpy(to + p * width, &step, sizeof step);
+    __builtin_memcpy(to + (p + 1) * width, &next, sizeof next);
+  }
+  if (p < depth) {
+    to[p * width] = first[p];
+    to[p * width + 1] = second[p];
+  }
+}
+
 // region: matmul-packing
 // An operand block as panels of `width` lanes: panel q holds, for each step
 // p of the depth, lanes q*width .. q*width+width-1 side by side; lanes past
@@ -206,9 +230,10 @@ inline __attribute__((always_inline)) void copy_values(const double* from, std::
 // data[l * lane_stride + p * depth_stride]. Packing only copies values, so
 // the loop order is free, and it follows the source's memory: when adjacent
 // lanes are adjacent values, step after step (each step's runs of `width`
-// values go to the panels side by side), else lane after lane. The reads are
-// then one sequential stream the hardware prefetches; the writes land in the
-// packed block, which stays in cache for the kernels.
+// values go to the panels side by side), else lane after lane, two lanes at
+// a time when each lane's steps are adjacent (copy_lane_pair). The reads are
+// then one or two sequential streams the hardware prefetches; the writes land
+// in the packed block, which stays in cache for the kernels.
 void pack_panels(std::size_t width, std::size_t depth, std::size_t extent, const double* data,
                  std::size_t lane_stride, std::size_t depth_stride, double* packed) {
   const std::size_t panels = (extent + width - 1) / width;
@@ -227,7 +252,13 @@ void pack_panels(std::size_t width, std::size_t depth, std::size_t extent, const
   for (std::size_t q = 0; q < panels; ++q) {
     const std::size_t filled = std::min(width, extent - q * width);
     double* panel = packed + q * depth * width;
-    for (std::size_t l = 0; l < filled; ++l) {
+    std::size_t l = 0;
+    if (depth_stride == 1) {  // each lane is a run: transpose two lanes at a time
+      for (; l + 2 <= filled; l += 2) {
+        copy_lane_pair(data + (q * width + l) * lane_stride, lane_stride, depth, panel + l, width);
+      }
+    }
+    for (; l < filled; ++l) {
       const double* lane = data + (q * width + l) * lane_stride;
       for (std::size_t p = 0; p < depth; ++p) panel[p * width + l] = lane[p * depth_stride];
     }
