@@ -59,6 +59,10 @@ inline bool run_has_non_finite(const double* values, std::size_t step, std::size
 /// this CPU has (tensor_finite_scan.cpp).
 bool contiguous_run_has_non_finite(const double* values, std::size_t count);
 
+/// Whether some left[i] + right[i], i < count, is a NaN or an infinity (the
+/// same test, on the sums; tensor_finite_scan.cpp).
+bool contiguous_sums_have_non_finite(const double* left, const double* right, std::size_t count);
+
 /// Index of the first NaN or infinity among `count` contiguous values, if
 /// any. A long run is scanned in pieces on several threads (parallel_pieces);
 /// each piece that holds one finds its first, and the smallest wins, so the
