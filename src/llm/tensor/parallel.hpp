@@ -57,8 +57,9 @@ void run_tasks(std::size_t tasks, TaskFunction function, void* context);
 /// when there is one task, when the caller is itself running a task (a
 /// parallel kernel inside a parallel kernel does not fan out again), or when
 /// another thread is using the pool at that moment (no oversubscription).
-/// @throws the exception of the lowest-numbered task that threw, after every
-///         task has finished; ConfigurationError as thread_count().
+/// A task's exception reaches the caller after every task has finished: that
+/// of the lowest-numbered task that threw.
+/// @throws ConfigurationError as thread_count().
 template <class Task>
 void parallel_for(std::size_t tasks, Task&& task) {
   parallel_detail::run_tasks(
@@ -83,9 +84,9 @@ inline constexpr std::size_t kMinimumPiece = std::size_t{1} << 14;
 /// (thread_count() is not even read then). For loops whose elements are
 /// independent, each written by one piece only: the pieces change which
 /// thread computes an element, never what it computes, so the bits are those
-/// of the plain loop for every thread count.
-/// @throws the exception of the first piece that threw (see parallel_for);
-///         ConfigurationError as thread_count() when `count` is long enough
+/// of the plain loop for every thread count. A body's exception reaches the
+/// caller as in parallel_for: that of the first piece that threw.
+/// @throws ConfigurationError as thread_count(), when `count` is long enough
 ///         to split.
 template <class Body>
 void parallel_pieces(std::size_t count, std::size_t minimum_piece, Body&& body) {
@@ -106,7 +107,7 @@ void parallel_pieces(std::size_t count, std::size_t minimum_piece, Body&& body) 
 /// parallel_pieces over `rows` rows of `width` elements each, for kernels
 /// that work a row at a time: body(first_row, end_row) gets whole rows, at
 /// least kMinimumPiece elements' worth per piece.
-/// @throws as parallel_pieces.
+/// @throws ConfigurationError as parallel_pieces.
 template <class Body>
 void parallel_rows(std::size_t rows, std::size_t width, Body&& body) {
   const std::size_t minimum_rows =
