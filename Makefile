@@ -174,6 +174,10 @@ bench: ## Google Benchmark: ours vs OpenBLAS and libtorch, single-threaded
 	@cmake --build $(BENCH_BUILD) --target llm_bench
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BENCH_BUILD)/llm_bench --benchmark_enable_random_interleaving=true --benchmark_out=$(BENCH_JSON) --benchmark_out_format=json $(call shell_words,$(BENCH_ARGS))
 
+# make train, make generate and make train-anchor write the build's own lines
+# (configure, the lock, ninja's "no work to do") to stderr: stdout is the
+# program's alone, so `make generate > sample.txt` holds the sample and nothing else.
+
 # Chapter 40's run: the chapter-32 decoder on Tiny Shakespeare at nanoGPT's
 # CPU configuration (docs/training-run.md). Not part of book or test: it takes
 # many minutes. Ctrl-C saves a checkpoint; the same command resumes it, bit for
@@ -186,7 +190,7 @@ THREADS ?=
 # More llm-train options, separated by blanks, each passed as typed (shell_words).
 TRAIN_ARGS ?=
 train: deps ## Chapter 40: train the decoder on Tiny Shakespeare (resumable)
-	@$(LOCK) && $(CONFIGURE) && $(CMAKE_BUILD) llm-train
+	@{ $(LOCK) && $(CONFIGURE) && $(CMAKE_BUILD) llm-train; } >&2
 	@$(if $(THREADS),LLM_THREADS=$(THREADS)) $(BUILD)/llm-train --out $(TRAIN_OUT) $(if $(CONFIG),--config $(CONFIG)) $(call shell_words,$(TRAIN_ARGS))
 
 # The book's generator (build/llm-generate): continues PROMPT from a
@@ -207,7 +211,7 @@ generate: deps ## Continue PROMPT='...' from a checkpoint (CHECKPOINT=, default 
 	@test -e '$(subst ','\'',$(CHECKPOINT))' || { echo "make generate: no checkpoint at $(CHECKPOINT):" \
 	  "run make train first (chapter 40), or pass CHECKPOINT=FILE (make book leaves chapter 39's at" \
 	  "build/chapters/39-end-to-end-llm/checkpoint.llmcp)" >&2; exit 2; }
-	@$(LOCK) && $(CONFIGURE) && $(CMAKE_BUILD) llm-generate
+	@{ $(LOCK) && $(CONFIGURE) && $(CMAKE_BUILD) llm-generate; } >&2
 	@$(BUILD)/llm-generate --checkpoint '$(subst ','\'',$(CHECKPOINT))' --prompt '$(subst ','\'',$(PROMPT))' \
 	  --tokens $(TOKENS) --temperature $(TEMPERATURE) --top-k $(TOP_K) $(if $(SEED),--seed $(SEED)) $(call shell_words,$(GENERATE_ARGS))
 
@@ -227,8 +231,8 @@ ANCHOR_ARGS ?=
 ANCHOR_BLAS_THREADS ?=
 train-anchor: ## Chapter 40's decoder in libtorch (float32/float64, 1 and 2 threads)
 	@PYTHON=$(PYTHON) tools/install-deps $$(grep -v -e '^#' -e '^$$' tools/debian-bench-packages.txt)
-	@$(BENCH_CONFIGURE)
-	@cmake --build $(BENCH_BUILD) --target llm-train-anchor
+	@{ $(BENCH_CONFIGURE); } >&2
+	@cmake --build $(BENCH_BUILD) --target llm-train-anchor >&2
 	@mkdir -p $(BENCH_BUILD)/train-anchor
 	@for dtype in $(ANCHOR_DTYPES); do for threads in $(ANCHOR_THREADS); do \
 	  blas=$(or $(ANCHOR_BLAS_THREADS),$$threads); name=$$dtype-$${threads}t$(if $(ANCHOR_BLAS_THREADS),-blas$(ANCHOR_BLAS_THREADS)); \

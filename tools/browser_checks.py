@@ -68,7 +68,8 @@ const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bot
 PAGE_PROBE = _HELPERS + r"""
 const laptopHeight = arguments[0];
 const narrow = Boolean(arguments[1]);
-const found = {"math": [], "symbol tables": [], "answers": [], "copy button": [], "figures": [], "listings": []};
+const found = {"math": [], "symbol tables": [], "answers": [], "copy button": [], "figures": [], "listings": [],
+               "phone tables": []};
 const article = document.querySelector("article") || document.body;
 
 // Math: every .math element typeset by MathJax, no error, no TeX left in the text.
@@ -130,6 +131,19 @@ if (!narrow) {
     const columns = Math.max(...pre.textContent.split("\n").map((line) => line.length));
     found.listings.push(`listing${listing.id ? ` #${listing.id}` : ""} "${caption ? caption.textContent.trim().slice(0, 60) : ""}": `
       + `its longest line (${columns} columns) needs ${pre.scrollWidth} px, the box shows ${pre.clientWidth} px, so ${hidden} px scroll out of view`);
+  });
+}
+
+// Tables laid out for a phone (tools/figures.py table(fits_phone=True)): on a
+// phone such a table fits its column; it does not scroll in its wrapper.
+if (narrow) {
+  article.querySelectorAll("table.llm-fits-phone").forEach((table) => {
+    const box = table.closest(".table-wrapper") || table;
+    const hidden = box.scrollWidth - box.clientWidth;
+    if (hidden <= 1) return;
+    const caption = table.querySelector("caption");
+    found["phone tables"].push(`"${caption ? caption.textContent.trim().replace(/\s+/g, " ").slice(0, 60) : ""}" `
+      + `is laid out to fit a phone but needs ${box.scrollWidth} px of ${box.clientWidth} px: ${hidden} px scroll out of view`);
   });
 }
 

@@ -15,6 +15,8 @@ The check fails on:
   numbers, or a copy button that covers the first line of code;
 * a source listing that scrolls sideways at 1280 px (its longest line, up to
   clang-format's 100 columns, must be in view);
+* a table laid out to fit a phone (class ``llm-fits-phone``, from
+  ``table(fits_phone=True)`` in tools/figures.py) that scrolls sideways at 390 px;
 * a Graphviz figure taller than a laptop screen, or shrunk on a phone;
 * the theme toggle not reaching dark mode or not changing the page background,
   dark mode with light text areas, back-to-top or the "on this page"
@@ -209,6 +211,7 @@ PAGE_CHECKS = {
     "copy": "copied code has no line numbers",
     "copy button": "copy buttons never cover code",
     "listings": f"source listings show every column at {WIDE} px without scrolling",
+    "phone tables": f"tables laid out for a phone (llm-fits-phone) fit at {NARROW} px without scrolling",
     "figures": "figures have alt text and a full-size link; diagrams keep their size on a phone",
     "overflow": f"nothing cut at {WIDE} and {NARROW} px: wide content scrolls in its own box, with a cue",
     "figure text": f"figure labels at least {LEAST_LABEL_WIDE:g} px at {WIDE} px and {LEAST_LABEL_NARROW:g} px at {NARROW} px",

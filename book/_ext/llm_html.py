@@ -210,12 +210,16 @@ def header_cells(table: nodes.table) -> list[str]:
 
 
 def mark_tables(doctree: nodes.document) -> None:
-    """Classes the stylesheet needs: ``symbol-table``, and ``llm-nowrap`` around
-    exponent numbers in table cells."""
+    """Classes the stylesheet needs: ``symbol-table``; ``llm-message-table`` for a
+    table whose last column is the library's ``message`` (on a phone a long name
+    in a message may break, as a quoted parameter name has no break of its own);
+    and ``llm-nowrap`` around exponent numbers in table cells."""
     for table in doctree.findall(nodes.table):
         cells = header_cells(table)
         if cells and cells[0].lower() == "symbol":
             table["classes"].append("symbol-table")
+        if cells and cells[-1].lower() == "message":
+            table["classes"].append("llm-message-table")
         for entry in table.findall(nodes.entry):
             for text in list(entry.findall(nodes.Text)):
                 if isinstance(text.parent, (nodes.literal, nodes.math, nodes.raw)):

@@ -153,7 +153,7 @@ def shape_table(trace: Trace) -> str:
 def refusal_table(trace: Trace) -> str:
     """Each refused request with the kind and message the library gave."""
     rows = [[r["request"], r["kind"], r["message"]] for r in trace["refusals"]]
-    return table(["request", "kind", "message"], rows, "What the layer refuses", "refusals")
+    return table(["request", "kind", "message"], rows, "What the layer refuses", "refusals", fits_phone=True)
 
 
 def additive_table(trace: Trace) -> str:

@@ -98,15 +98,19 @@ def weights_table(trace: Trace) -> str:
 
 
 def mixing_table(trace: Trace) -> str:
-    """Per token: head 0's output, head 1's output, and the two halves of Y = merged W_O."""
+    """Per token: the merged row (head 0's output, then head 1's) and Y = merged W_O.
+
+    Whole rows, not a column per half, so that the table fits a 390 px phone
+    (four columns of pairs were 413 px wide there); each row wraps between
+    its halves where the column is narrow.
+    """
     width = trace["config"]["model_width"]
     half = trace["config"]["head_width"]
     merged = rows_of(trace["merged"]["values"], width)
     output = rows_of(trace["output"]["values"], width)
-    rows = [[str(t), vec(m[:half]), vec(m[half:]), vec(o[:half]), vec(o[half:])]
-            for t, (m, o) in enumerate(zip(merged, output))]
-    return table(["token", "merged 0-1 (head 0)", "merged 2-3 (head 1)", "Y 0-1", "Y 2-3"], rows,
-                 "The merge puts the heads side by side; W_O swaps the two blocks", "mixing")
+    rows = [[str(t), vec(m), vec(o)] for t, (m, o) in enumerate(zip(merged, output))]
+    return table(["token", f"merged (features 0-{half - 1} from head 0, {half}-{width - 1} from head 1)", "$Y$"], rows,
+                 "The merge puts the heads side by side; W_O swaps the two blocks", "mixing", fits_phone=True)
 
 
 def seeded_table(trace: Trace) -> str:
@@ -126,4 +130,4 @@ def seeded_table(trace: Trace) -> str:
 def refusal_table(trace: Trace) -> str:
     """Each refused request, its error kind and the library's message."""
     rows = [[entry["request"], entry["kind"], f"\u201c{entry['message']}\u201d"] for entry in trace["refusals"]]
-    return table(["request", "error kind", "message"], rows, "What the layer refuses", "refusals")
+    return table(["request", "error kind", "message"], rows, "What the layer refuses", "refusals", fits_phone=True)

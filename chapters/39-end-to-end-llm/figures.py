@@ -133,7 +133,7 @@ def scores_table(trace: Trace) -> str:
         rows.append([name, f"{fixed(score['mean_nll'], 6)} ({fixed(score['perplexity'], 3)})",
                      "" if key == "decoder" else fixed(score["mean_nll"] - decoder, 6)])
     return table(["model", "test mean NLL (perplexity)", "minus the decoder's"], rows,
-                 f"The same {trace['slots']} test slots under three models", "scores")
+                 f"The same {trace['slots']} test slots under three models", "scores", fits_phone=True)
 
 
 def grid_figure(trace: Trace) -> str:
@@ -169,13 +169,30 @@ def grid_figure(trace: Trace) -> str:
 
 
 def grid_table(trace: Trace) -> str:
-    """Each candidate's validation loss at every scored step, and the state it keeps."""
-    steps = [c["step"] for c in trace["grid"][0]["checkpoints"]]
+    """Each candidate's validation loss at every scored step, and the state it keeps.
+
+    A column per candidate, a row per step and a last row with the step each
+    candidate keeps; the parameter counts and the chosen candidate in the
+    caption. So the table fits a 390 px phone: a row per candidate, with a
+    column per step and one for the kept loss to six places, was 578 px wide
+    there (the text quotes the chosen and the runner-up's kept losses to six
+    places). The kept loss is not set in bold: a bold number widened each
+    column past the phone's width.
+    """
+    grid = trace["grid"]
+    steps = [c["step"] for c in grid[0]["checkpoints"]]
+    header = ["step"] + [candidate_name(candidate) for candidate in grid]
     rows = []
-    for index, candidate in enumerate(trace["grid"]):
-        name = candidate_name(candidate) + (" **(chosen)**" if index == trace["chosen"] else "")
-        rows.append([name, str(candidate["parameters"]),
-                     *[fixed(c["validation"], 4) for c in candidate["checkpoints"]],
-                     f"{fixed(candidate['selected_validation'], 6)} at {candidate['selected_step']}"])
-    return table(["candidate", "parameters", *[f"step {s}" for s in steps], "kept"], rows,
-                 "Validation mean NLL of every candidate at every scored step", "grid-scores")
+    for row, step in enumerate(steps):
+        cells = []
+        for candidate in grid:
+            checkpoint = candidate["checkpoints"][row]
+            if checkpoint["step"] != step:
+                raise ValueError(f"{candidate_name(candidate)}: scored step {checkpoint['step']} where the grid has {step}")
+            cells.append(fixed(checkpoint["validation"], 4))
+        rows.append([str(step), *cells])
+    rows.append(["kept step", *[str(candidate["selected_step"]) for candidate in grid]])
+    parameters = ", ".join(str(candidate["parameters"]) for candidate in grid)
+    caption = (f"Validation mean NLL of every candidate at every scored step, and the step whose state it keeps. "
+               f"Parameters, left to right: {parameters}; chosen: {candidate_name(grid[trace['chosen']])}")
+    return table(header, rows, caption, "grid-scores", fits_phone=True)

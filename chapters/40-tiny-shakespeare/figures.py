@@ -294,15 +294,26 @@ def step_ratios() -> str:
 
 
 def runs_table() -> str:
-    """Every recorded run: threads, training time, rate and final validation loss."""
-    rows = [[summary["name"], summary["threads"], fixed(summary["wall"], 0) + " s",
-             count(round(summary["tokens_per_second"])), fixed(summary["full_pass"], 8)]
-            for summary in recorded_runs()]
-    return table(["Run", "Threads", "Wall time", "Tokens/s", "Validation loss"], rows,
+    """Every recorded run: threads, training time, rate and final validation loss.
+
+    The threads (and a libtorch run's OpenBLAS threads) follow the run's name
+    instead of filling a column, so that the table fits a 390 px phone (with
+    a column of their own, "2 (OpenBLAS 1)" among them, it was 384 px wide there).
+    """
+    rows = []
+    for summary in recorded_runs():
+        run, threads = summary["run"], summary["threads"]
+        name = f"{summary['name']}, {threads} thread{'' if threads == '1' else 's'}"
+        if run["program"] != "llm-train" and run["threads"] > 1:
+            name = f"{summary['name']}, {run['threads']} threads, OpenBLAS {run['openblas_threads']}"
+        rows.append([name, fixed(summary["wall"], 0) + " s",
+                     count(round(summary["tokens_per_second"])), fixed(summary["full_pass"], 8)])
+    return table(["Run", "Wall time", "Tokens/s", "Validation loss"], rows,
                  f"The same {count(load_run(RUNS / OURS.name)['config']['iterations'])} updates, one run at a time "
                  "on the quiet machine: training wall time, tokens per second of wall time, "
-                 "validation loss over all windows (docs/train-runs/)",
-                 "ch40-runs")
+                 "validation loss over all windows; OpenBLAS N: libtorch's OpenBLAS on N threads of its own "
+                 "(docs/train-runs/)",
+                 "ch40-runs", fits_phone=True)
 
 
 def bpe_facts() -> dict[str, str]:

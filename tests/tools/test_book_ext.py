@@ -112,6 +112,16 @@ def test_symbol_tables_are_marked_and_exponent_numbers_do_not_wrap() -> None:
     assert spans == ["1.5e-7"]
 
 
+def test_a_table_ending_in_the_message_column_is_marked_and_others_are_not() -> None:
+    doctree = publish_doctree(
+        "+---------+---------+\n| request | message |\n+=========+=========+\n| a       | b       |\n+---------+---------+\n\n"
+        "+---------+---------+\n| message | request |\n+=========+=========+\n| a       | b       |\n+---------+---------+\n"
+    )
+    llm_html.mark_tables(doctree)
+    marked = ["llm-message-table" in table["classes"] for table in doctree.findall(nodes.table)]
+    assert marked == [True, False]
+
+
 def test_search_text_drops_math_source_and_listing_line_numbers() -> None:
     doctree = publish_doctree("The step :math:`h_{\\max}` is small.\n")
     listing = (

@@ -104,6 +104,25 @@ def test_a_listing_that_scrolls_at_1280_px_is_reported_with_its_longest_line(tmp
     assert driver.execute_script(PAGE_PROBE, check_html.LAPTOP_HEIGHT, True)["listings"] == []
 
 
+def _phone_table(caption: str, width: int, fits_phone: bool = True) -> str:
+    return (f'<div class="table-wrapper" style="overflow-x: auto; max-width: 100%"><table class="docutils{" llm-fits-phone" if fits_phone else ""}"'
+            f' style="width: {width}px"><caption>{caption}</caption><tr><td>a cell</td></tr></table></div>')
+
+
+def test_a_table_laid_out_for_a_phone_that_scrolls_at_390_px_is_reported(tmp_path: Path, driver) -> None:
+    page = tmp_path / "tables.html"
+    page.write_text('<!DOCTYPE html><html><body style="margin: 0"><article style="width: 358px">'
+                    + _phone_table("Table 1.1 Too wide", 400) + _phone_table("Table 1.2 Fits", 300)
+                    + _phone_table("Table 1.3 Scrolls by design", 900, fits_phone=False) + "</article></body></html>")
+    check_html.set_viewport(driver, check_html.NARROW)
+    check_html.open_page(driver, page.as_uri())
+    found = driver.execute_script(PAGE_PROBE, check_html.LAPTOP_HEIGHT, True)["phone tables"]
+    assert found == ['"Table 1.1 Too wide" is laid out to fit a phone but needs 400 px of 358 px: 42 px scroll out of view']
+    # At 1280 px only the overflow rule looks at tables.
+    check_html.set_viewport(driver, check_html.WIDE)
+    assert driver.execute_script(PAGE_PROBE, check_html.LAPTOP_HEIGHT, False)["phone tables"] == []
+
+
 SEARCH_RESULTS = r"""<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>
 <div id="search-results"><p class="search-summary">Search finished, found 2 pages.</p><ul class="search">
 <li><a href="tensor.html">Tensors</a><p class="context">Shapes and strides (chapter 8), views (chapters 8 and 9),

@@ -1,7 +1,9 @@
-"""The Makefile: its reading of SYNC (issue 16, item 4), and the *_ARGS variables, passed word by word."""
+"""The Makefile: its reading of SYNC (issue 16, item 4), the *_ARGS variables, passed word by word,
+and the programs behind make generate and make train alone on stdout."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -10,9 +12,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def make(*arguments: str) -> subprocess.CompletedProcess[str]:
+def make(*arguments: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """``make`` in the repository root, with this suite's arguments."""
-    return subprocess.run(["make", "--no-print-directory", *arguments], cwd=ROOT, capture_output=True, text=True)
+    return subprocess.run(["make", "--no-print-directory", *arguments], cwd=ROOT, capture_output=True, text=True,
+                          env=env)
 
 
 @pytest.mark.parametrize(
@@ -65,3 +68,32 @@ def test_args_variables_are_quoted_word_by_word(target: str, variable: str) -> N
     result = make("-n", target, f"{variable}=--benchmark_filter=a|b --two")  # -n: print, run nothing
     assert result.returncode == 0, result.stderr
     assert " '--benchmark_filter=a|b' '--two'" in result.stdout
+
+
+def _executable(path: Path, text: str) -> None:
+    path.write_text(text)
+    path.chmod(0o755)
+
+
+@pytest.mark.parametrize("target, program", [("generate", "llm-generate"), ("train", "llm-train")])
+def test_the_program_is_alone_on_stdout_and_the_build_speaks_on_stderr(tmp_path: Path, target: str, program: str) -> None:
+    # A cmake that configures nothing and builds as ninja does when all is up to date.
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    _executable(tools / "cmake", '#!/bin/sh\necho "ninja: no work to do."\n')
+    build = tmp_path / "build"
+    build.mkdir()
+    _executable(build / program, f'#!/bin/sh\necho "{program} ran"\n')
+    checkpoint = tmp_path / "checkpoint.llmcp"
+    checkpoint.write_bytes(b"")
+    env = {**os.environ, "PATH": f"{tools}:{os.environ['PATH']}"}
+    result = make(target, f"BUILD={build}", f"CHECKPOINT={checkpoint}", env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"{program} ran\n"
+    assert "ninja: no work to do." in result.stderr
+
+
+def test_make_train_anchor_builds_with_its_output_on_stderr() -> None:
+    lines = make("-n", "train-anchor").stdout.splitlines()
+    builds = [line for line in lines if line.startswith("cmake --build ") or "cmake -S . -B" in line]
+    assert len(builds) == 2 and all(line.endswith(">&2") for line in builds), builds

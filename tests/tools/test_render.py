@@ -173,6 +173,12 @@ def test_table_caption_with_inline_code_opens_a_tilde_fence(tmp_path: Path) -> N
     assert plain.startswith("```{list-table} Plain\n")
 
 
+def test_a_table_that_fits_a_phone_carries_the_class_check_html_measures(tmp_path: Path) -> None:
+    figures.begin(figures.RenderContext(slug="99-test", asset_dir=tmp_path, asset_prefix="99-test"))
+    text = figures.table(["a"], [["1"]], "Narrow", "narrow", fits_phone=True)
+    assert text == "```{list-table} Narrow\n:header-rows: 1\n:name: 99-test-narrow\n:class: llm-fits-phone\n\n* - a\n* - 1\n```\n"
+
+
 def test_misspelled_section_label_names_its_line(tmp_path: Path) -> None:
     root, run_dir = make_repository(tmp_path, "")
     chapter = root / "chapters" / "99-test-chapter" / "chapter.md"

@@ -30,6 +30,14 @@ run interrupted 130 --stop-after 3          # SIGINT after update 3: saves at 3
 grep -q 'stopped after update 3' "$work/interrupted.0.log" || fail "no stop line after SIGINT"
 run interrupted 0
 grep -q 'resuming at update 3 of 8' "$work/interrupted.1.log" || fail "the rerun did not resume at 3"
+# Under make, as `make train` runs it: after saving, the trainer ends by the
+# signal, so make reports an interruption, not a failure ("Error 130").
+printf 'SHELL := /bin/bash\ntrain:\n\t@"%s" --config "%s" --out "%s" --stop-after 3\n' \
+  "$train" "$config" "$work/under-make" >"$work/Makefile"
+make --no-print-directory -C "$work" -f Makefile train >"$work/under-make.log" 2>&1
+grep -q 'stopped after update 3' "$work/under-make.log" || fail "under make: no stop line after SIGINT"
+tail -n 1 "$work/under-make.log" | grep -Eq '^make(\[[0-9]+\])?: \*\*\* \[Makefile:3: train\] Interrupt$' ||
+  fail "under make: the run did not end as an interruption: $(cat "$work/under-make.log")"
 run crashed 134 --abort-after 5             # abort after update 5: the last checkpoint is at 4
 run crashed 0
 grep -q 'resuming at update 4 of 8' "$work/crashed.1.log" || fail "the rerun did not resume at 4"

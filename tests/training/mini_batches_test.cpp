@@ -106,6 +106,20 @@ static_assert(makes_a_document<std::span<const TokenId>>);
 static_assert(!makes_a_document<Ids>, "a temporary vector of tokens must not compile");
 static_assert(!makes_a_document<const Ids>, "a temporary const vector must not compile");
 
+// The same for assigning the tokens of a document that exists: a temporary
+// vector would be destroyed at the end of the assignment.
+template <typename Tokens>
+constexpr bool assigns_document_tokens = requires(BatchDocument& document) {
+  document.token_ids = std::declval<Tokens>();
+};
+static_assert(assigns_document_tokens<const Ids&>);
+static_assert(assigns_document_tokens<Ids&>);
+static_assert(assigns_document_tokens<std::span<const TokenId>>);
+static_assert(!assigns_document_tokens<Ids>,
+              "assigning a temporary vector of tokens must not compile");
+static_assert(!assigns_document_tokens<const Ids>,
+              "assigning a temporary const vector must not compile");
+
 TEST(MiniBatchEpoch, SeedSevenGivesTheChapterOrderAndReplays) {
   const MiniBatchEpoch epoch = build(3, BatchOrder::shuffled(7));
   EXPECT_EQ(origins(epoch), (std::vector<std::pair<std::size_t, std::size_t>>{

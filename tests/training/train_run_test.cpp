@@ -58,6 +58,7 @@ TEST(TrainingText, ByteRunKeepsTheTextsBytes) {
   EXPECT_EQ(text.train, (std::vector<TokenId>{2, 1, 3}));
   EXPECT_EQ(text.validation, (std::vector<TokenId>{1, 3, 1, 0}));
   EXPECT_EQ(text.byte_length(text.validation), 4u);
+  EXPECT_EQ(text.validation_bytes, 4u);
   EXPECT_EQ(text.checkpoint_tokenizer(), CheckpointTokenizer::literal({"!", "a", "b", "n"}));
 }
 
@@ -197,7 +198,8 @@ TEST(TrainRun, NatsPerByteOfAByteRunAreItsLoss) {
   EXPECT_EQ(full.windows, 6'971u);  // floor((111,540 - 1) / 16)
   EXPECT_EQ(full.targets, 6'971u * 16u);
   EXPECT_EQ(full.target_bytes, full.targets);
-  EXPECT_EQ(full.nats_per_byte, full.loss);  // bit for bit
+  EXPECT_EQ(shakespeare()->validation_bytes, 111'540u);  // a byte run: one token per byte
+  EXPECT_EQ(full.nats_per_byte, full.loss);              // bit for bit
   EXPECT_GT(full.loss, 0.0);
 }
 
@@ -209,6 +211,8 @@ TEST(TrainRun, NatsPerByteCountTheTargetsBytes) {
   for (int i = 0; i < 10; ++i) whole += "abb";
   const auto text = std::make_shared<const TrainingText>(TrainingText::from_text(whole, 0.4, 1));
   ASSERT_EQ(text->validation.size(), 20u);
+  EXPECT_EQ(text->validation_bytes, 30u);  // "abb" x 10
+  EXPECT_EQ(text->byte_length(text->validation), 30u);
   TrainRunConfig config = small_byte_pair_config(1);
   config.context = 2;
   TrainRun run = TrainRun::start(config, text);

@@ -10,8 +10,11 @@
 //             [--stop-after N] [--abort-after N]
 //
 // Exit status: 0 finished, 1 an error (the message names it), 2 a usage
-// error or a run directory that belongs to another configuration, 130
-// interrupted (the checkpoint is saved; run the same command to continue).
+// error or a run directory that belongs to another configuration. Stopped by
+// Ctrl-C (SIGINT) or SIGTERM, it saves the checkpoint (run the same command to
+// continue) and then ends by that signal, as a program without a handler
+// would: the shell reports 130 (143 for SIGTERM), and make says "Interrupt"
+// rather than "Error 130".
 #include <getopt.h>
 #include <unistd.h>
 
@@ -282,6 +285,12 @@ int main(int argc, char** argv) try {
           "llm-train: stopped after update %zu; checkpoint %s. Run the same command to "
           "continue.\n",
           made, checkpoint_path.string().c_str());
+      std::fflush(stdout);
+      // The handler has put the signal's default action back: raising it
+      // again ends the process by that signal, so a caller (the shell, make)
+      // sees an interruption, not a failure. 130 is 128 + SIGINT, for the
+      // case the signal cannot end the process.
+      std::raise(stop_signal.load());
       return 130;
     }
   }

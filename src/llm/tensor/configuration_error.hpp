@@ -8,6 +8,7 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "llm/error.hpp"
 
@@ -50,7 +51,10 @@ struct ConfigurationErrorTraits {
 /// thrown before any work: no tensor, value or gradient has changed.
 class ConfigurationError : public KindedError<ConfigurationErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty. `throw ConfigurationError(ConfigurationErrorKind::..., {.field = value});`
+  explicit ConfigurationError(ConfigurationErrorKind kind, ConfigurationErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 };
 
 }  // namespace llm

@@ -137,25 +137,38 @@ class MiniBatchConfig {
   BatchOrder order_;
 };
 
+/// A view of one document's token IDs that a temporary vector cannot make:
+/// such a vector is destroyed at the end of the statement that makes the
+/// view, before MiniBatchEpoch::build reads it. So both making a BatchDocument
+/// from one and assigning one to its `token_ids` do not compile; a named
+/// vector or a span does. Everything else is std::span's.
+class DocumentTokens : public std::span<const TokenId> {
+ public:
+  /// A view of `token_ids`, which must outlive MiniBatchEpoch::build.
+  DocumentTokens(std::span<const TokenId> token_ids)  // NOLINT(google-explicit-constructor)
+      : std::span<const TokenId>(token_ids) {}
+  /// A view of the named vector `token_ids`, which must outlive MiniBatchEpoch::build.
+  DocumentTokens(const std::vector<TokenId>& token_ids)  // NOLINT(google-explicit-constructor)
+      : std::span<const TokenId>(token_ids) {}
+  /// Refused at compile time: the vector is gone before build() reads the view.
+  DocumentTokens(const std::vector<TokenId>&& temporary) = delete;
+};
+
 /// One document as the batch builder sees it: a name, its partition and a
 /// view of its tokens ([BOS, content..., EOS] from chapter 5). The token view
 /// must outlive MiniBatchEpoch::build; batches copy the tokens they use. The
 /// name is a copy, so `{prefix + "-a", partition, tokens}` is safe (a view of
 /// that temporary string dangled before build() read it). Tokens in a
-/// temporary vector would dangle the same way, so they do not compile.
+/// temporary vector would dangle the same way, so DocumentTokens refuses them.
 struct BatchDocument {
   /// The document `id` of `partition` over `token_ids`, which must outlive
   /// MiniBatchEpoch::build.
-  BatchDocument(std::string id, Partition partition, std::span<const TokenId> token_ids)
+  BatchDocument(std::string id, Partition partition, DocumentTokens token_ids)
       : id(std::move(id)), partition(partition), token_ids(token_ids) {}
-  /// Refused at compile time: a vector made in the expression that makes the
-  /// document is destroyed at its end, before build() reads the view.
-  BatchDocument(std::string id, Partition partition,
-                const std::vector<TokenId>&& temporary) = delete;
 
-  std::string id;                      ///< the document's name, not empty, unique in an epoch
-  Partition partition;                 ///< must be the epoch's partition
-  std::span<const TokenId> token_ids;  ///< [BOS, content..., EOS]
+  std::string id;            ///< the document's name, not empty, unique in an epoch
+  Partition partition;       ///< must be the epoch's partition
+  DocumentTokens token_ids;  ///< [BOS, content..., EOS]
 };
 // endregion: batch-configuration
 

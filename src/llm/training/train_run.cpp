@@ -40,11 +40,13 @@ TrainingText TrainingText::encode(std::string_view text, double train_fraction,
     // prompt encodes and the checkpoint is the book's byte-pair format.
     std::vector<TokenId> train = byte_pair->encode_content(split.train);
     std::vector<TokenId> validation = byte_pair->encode_content(split.validation);
-    return {std::move(vocabulary), std::move(byte_pair), std::move(train), std::move(validation)};
+    return {std::move(vocabulary), std::move(byte_pair), std::move(train), std::move(validation),
+            split.validation.size()};
   }
   std::vector<TokenId> train = vocabulary.encode(split.train);
   std::vector<TokenId> validation = vocabulary.encode(split.validation);
-  return {std::move(vocabulary), std::nullopt, std::move(train), std::move(validation)};
+  return {std::move(vocabulary), std::nullopt, std::move(train), std::move(validation),
+          split.validation.size()};
 }
 // endregion: training-text-byte-pair
 
@@ -322,25 +324,29 @@ FullValidationReport TrainRun::full_validation() const {
   const std::span<const TokenId> tokens = text_->validation;
   const std::vector<std::size_t> offsets = tiling_offsets(tokens.size(), config_.context);
   double sum = 0.0;  // of each batch's mean loss times its rows
-  std::size_t target_bytes = 0;
   for (std::size_t start = 0; start < offsets.size(); start += config_.batch_size) {
     const std::size_t rows = std::min(config_.batch_size, offsets.size() - start);
     const WindowBatch batch = windows_at(
         tokens, std::span<const std::size_t>(offsets).subspan(start, rows), config_.context);
     sum += model_.loss(batch.inputs, Shape{rows, config_.context}, batch.targets).item() *
            static_cast<double>(rows);
-    target_bytes += text_->byte_length(batch.targets);
   }
   FullValidationReport report;
   report.windows = offsets.size();
   report.targets = offsets.size() * config_.context;
-  report.target_bytes = target_bytes;
+  // The windows tile the part, so their targets are tokens 1 to `targets`:
+  // the part's bytes less those of its first token and of the tail no window
+  // reaches (fewer than T + 1 tokens to decode, not the whole part).
+  report.target_bytes = offsets.empty()
+                            ? 0
+                            : text_->validation_bytes - text_->byte_length(tokens.first(1)) -
+                                  text_->byte_length(tokens.subspan(report.targets + 1));
   report.loss = sum / static_cast<double>(offsets.size());
   // The summed nats are loss * targets, so nats per byte is the mean per
   // token times tokens per byte; written so, a byte run (targets ==
   // target_bytes) gets the per-token mean bit for bit.
-  report.nats_per_byte =
-      report.loss * (static_cast<double>(report.targets) / static_cast<double>(target_bytes));
+  report.nats_per_byte = report.loss * (static_cast<double>(report.targets) /
+                                        static_cast<double>(report.target_bytes));
   return report;
 }
 // endregion: full-validation

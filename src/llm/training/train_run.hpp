@@ -44,6 +44,8 @@ struct TrainingText {
   std::optional<BpeTokenizer> byte_pair;  ///< a BPE run's tokenizer; empty for a byte run
   std::vector<TokenId> train;             ///< the first part's token IDs
   std::vector<TokenId> validation;        ///< the rest's token IDs
+  std::size_t validation_bytes = 0;       ///< the bytes `validation` stands for: the rest's
+                                          ///< length (both encodings are lossless)
 
   /// The tokenizer `bpe_merges` asks for, learned as learn_byte_pair does
   /// (none for 0), and `text` split and encoded with it as encode does.

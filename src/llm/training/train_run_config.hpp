@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "llm/error.hpp"
 
@@ -88,7 +89,10 @@ struct TrainRunErrorTraits {
 /// Nothing is returned or changed when one is thrown.
 class TrainRunError : public KindedError<TrainRunErrorTraits> {
  public:
-  using KindedError::KindedError;
+  /// An error of `kind` about `evidence`; the fields `kind` does not use stay
+  /// empty or zero. `throw TrainRunError(TrainRunErrorKind::..., {.field = value});`
+  explicit TrainRunError(TrainRunErrorKind kind, TrainRunErrorEvidence evidence = {})
+      : KindedError(kind, std::move(evidence)) {}
 };
 
 /// The most byte-pair merges a run may learn: 4,096 (the bound is argued in
