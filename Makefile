@@ -183,7 +183,7 @@ bench: ## Google Benchmark: ours vs OpenBLAS and libtorch, single-threaded
 # many minutes. Ctrl-C saves a checkpoint; the same command resumes it, bit for
 # bit. CONFIG=my.json overrides settings; TRAIN_ARGS=--restart starts again;
 # THREADS=2 lets the kernels use two threads (LLM_THREADS: the same bits,
-# sooner; docs/train-runs/README.md measured 259 against 323 s).
+# sooner; docs/train-runs/README.md measured 180 against 343 s).
 TRAIN_OUT ?= $(BUILD)/train/shakespeare-char
 CONFIG ?=
 THREADS ?=
