@@ -5,12 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <vector>
 
 #include "llm/autograd/elementwise_ops.hpp"
 #include "llm/autograd/inverse_square_root.hpp"
+#include "llm/tensor/parallel.hpp"
 #include "support/printed.hpp"
 #include "tensor_tape_support.hpp"
 #include "vjp_check_support.hpp"
@@ -150,6 +153,36 @@ TEST(RmsNormOperation, RefusesInTheDocumentedOrderAndChangesNothing) {
   EXPECT_EQ(tape_state({x, gain}), before);
   // With epsilon > 0 the all-zero row is fine: its output is exactly zero.
   EXPECT_EQ(printed(rms_norm(x, gain, kEpsilon).value()), "[0.632454,1.264909,0.000000,0.000000]");
+}
+
+// Rows split among three threads: the error still names the first bad row
+// (in the second piece), though a later piece has one too, and the values
+// and gradients equal one thread's bit for bit.
+TEST(RmsNormOp, RowsSplitAmongThreadsKeepTheFirstErrorAndTheBits) {
+  const std::size_t rows = 12'288, width = 4;  // three pieces of 4,096 rows
+  std::vector<double> values(rows * width);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = 0.25 + static_cast<double>(i % 7);
+  const TensorValue gain = TensorValue::parameter(tensor({width}, {1.0, 0.5, -2.0, 3.0}));
+  const auto forward_and_back = [&](std::size_t threads) {
+    const std::size_t previous = set_thread_count(threads);
+    const TensorValue x = TensorValue::parameter(tensor({rows, width}, values));
+    const TensorValue y = rms_norm(x, gain, kEpsilon);
+    y.backward_with_seed(Tensor::filled(Shape{rows, width}, 0.5), Retention::Release);
+    set_thread_count(previous);
+    return std::vector{bits_of(y.value()), bits_of(*x.gradient())};
+  };
+  EXPECT_EQ(forward_and_back(3), forward_and_back(1));
+
+  std::vector<double> zero_rows = values;
+  for (std::size_t row : {std::size_t{5'000}, std::size_t{10'000}}) {
+    std::fill_n(zero_rows.begin() + static_cast<std::ptrdiff_t>(row * width), width, 0.0);
+  }
+  const std::size_t previous = set_thread_count(3);
+  const TensorValue x = TensorValue::constant(tensor({rows, width}, zero_rows));
+  const auto error = capture_error<DecoderOpError>([&] { rms_norm(x, gain, 0.0); });
+  set_thread_count(previous);
+  EXPECT_EQ(error->kind(), DecoderOpErrorKind::RmsNormZeroEnergyRow);
+  EXPECT_EQ(error->evidence().row, 5'000u);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "llm/tensor/parallel.hpp"
 #include "support/test_support.hpp"
 
 namespace llm {
@@ -183,6 +184,69 @@ TEST(AdamW, AFailureMidStepChangesNothing) {
             gradients_before);
   EXPECT_EQ((std::vector{first.version(), second.version()}), versions_before);
   EXPECT_EQ(optimizer.step_count(), 1u);
+}
+
+// Gradients of every sign and a spread of magnitudes, for the long tests.
+std::vector<double> varied(std::size_t count, double scale) {
+  std::vector<double> values(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    values[i] = scale * (static_cast<double>(i % 197) - 98.0) / static_cast<double>(1 + i % 13);
+  }
+  return values;
+}
+
+// The fast loop (AVX-512 where the CPU has it, pieces on several threads)
+// against the traced step, whose checked loop goes one element at a time: the
+// same bits, on 20,003 elements (whole blocks of eight and a tail).
+TEST(AdamW, FastLoopGivesTheTracedStepsBits) {
+  const std::size_t count = 20'003;
+  for (std::size_t threads : {1, 3}) {
+    const std::size_t previous = set_thread_count(threads);
+    const TensorValue fast = parameter(varied(count, 0.01));
+    const TensorValue traced = parameter(varied(count, 0.01));
+    ParameterSet fast_set, traced_set;
+    fast_set.add("w", fast);
+    traced_set.add("w", traced);
+    AdamW fast_optimizer(chapter_config()), traced_optimizer(chapter_config());
+    for (int step = 0; step < 2; ++step) {  // fresh moments, then stored ones
+      add_gradient(fast, varied(count, 0.3 + step));
+      add_gradient(traced, varied(count, 0.3 + step));
+      fast_optimizer.step(fast_set);
+      traced_optimizer.step_with_trace(traced_set);
+      EXPECT_EQ(bits_of(fast.value()), bits_of(traced.value())) << threads << " threads";
+      EXPECT_EQ(fast_optimizer, traced_optimizer) << threads << " threads";
+    }
+    set_thread_count(previous);
+  }
+}
+
+// A failure inside a block of eight, in the second of three pieces, with a
+// later one in the third: the error names the first, and nothing changes.
+TEST(AdamW, AFailureInALongParameterNamesItsFirstElement) {
+  const std::size_t count = 20'000;
+  const std::size_t previous = set_thread_count(3);
+  const TensorValue weight = parameter(varied(count, 0.01));
+  ParameterSet set;
+  set.add("w", weight);
+  AdamW optimizer(chapter_config());
+  add_gradient(weight, varied(count, 0.3));
+  optimizer.step(set);
+  std::vector<double> gradient(count, 0.0);
+  gradient[9'013] = 1e200;  // squares to +inf
+  gradient[15'000] = 1e200;
+  add_gradient(weight, gradient);
+  const AdamW optimizer_before = optimizer;
+  const auto value_before = bits_of(weight.value());
+  const auto gradient_before = bits_of(*weight.gradient());
+  const auto error = capture_error<AdamWError>([&] { optimizer.step(set); });
+  EXPECT_EQ(error->kind(), AdamWErrorKind::NonFiniteArithmetic);
+  EXPECT_NE(std::string(error->what()).find("squared gradient of parameter 'w' at element 9013"),
+            std::string::npos)
+      << error->what();
+  EXPECT_EQ(optimizer, optimizer_before);
+  EXPECT_EQ(bits_of(weight.value()), value_before);
+  EXPECT_EQ(bits_of(*weight.gradient()), gradient_before);
+  set_thread_count(previous);
 }
 
 TEST(AdamW, AChangedOrReshapedSetIsRejectedBeforeAnyWrite) {
