@@ -368,7 +368,6 @@ def bpe_facts() -> dict[str, str]:
         "char_thread_cpu": fixed(load_run(MORNING_CHAR)["final"]["training"]["thread_cpu_seconds"], 1),
         "load_low": fixed(min(loads), 1),
         "load_high": fixed(max(loads), 1),
-        "load_high_run": high_load_run(runs.values()),
         "flops_per_token": count(round(final["training_flops_per_token"])),
         "context_bytes": fixed(bpe["config"]["context"] * bpe["train_bytes_per_token"], 0),
         "targets": count(final["validation_full_pass_windows"] * bpe["config"]["context"]),
