@@ -71,7 +71,8 @@ void parallel_for(std::size_t tasks, Task&& task) {
 }
 
 // region: parallel-pieces
-/// The shortest piece parallel_pieces cuts: 16,384 values (128 KiB). On the
+/// The shortest piece the elementwise and row-wise loops ask parallel_pieces
+/// for: 16,384 values (128 KiB; AdamW's loop asks for a quarter). On the
 /// Intel Xeon of docs/performance.md, mul over that many takes about 6
 /// microseconds, and handing a piece to a worker about 2 while the worker is
 /// watching for work, 13 to 19 once it sleeps (docs/bench/handoff_probe.cpp):
