@@ -73,9 +73,7 @@ inline std::optional<std::size_t> first_non_finite_in_run(const double* values, 
     if (!contiguous_run_has_non_finite(values + begin, end - begin)) return;
     std::size_t i = begin;
     while (std::isfinite(values[i])) ++i;
-    std::size_t seen = first.load(std::memory_order_relaxed);
-    while (i < seen && !first.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
-    }
+    keep_smallest(first, i);
   });
   const std::size_t index = first.load(std::memory_order_relaxed);
   if (index == count) return std::nullopt;

@@ -60,6 +60,17 @@ inline void pause() {
 #endif
 }
 
+// Calls pause() until ready() holds or kSpinTime has passed (the clock is
+// read every 64 rounds); the caller then checks again under its mutex.
+template <class Ready>
+void spin_until(Ready ready) {
+  const auto until = std::chrono::steady_clock::now() + kSpinTime;
+  for (unsigned round = 1; !ready(); ++round) {
+    pause();
+    if (round % 64 == 0 && std::chrono::steady_clock::now() >= until) return;
+  }
+}
+
 // A thread running a task does not fan out again.
 thread_local bool inside_task = false;
 
@@ -183,26 +194,16 @@ class Pool {
   // watches for the next one for kSpinTime, then sleeps. Stopping the pool
   // wakes it through the condition variable as before.
   static void spin_for_next_call(Workers& workers, std::uint64_t seen) {
-    const auto until = std::chrono::steady_clock::now() + kSpinTime;
-    for (unsigned round = 1;; ++round) {
-      if (workers.published.load(std::memory_order_acquire) != seen) return;
-      pause();
-      if (round % 64 == 0 && std::chrono::steady_clock::now() >= until) return;
-    }
+    spin_until([&] { return workers.published.load(std::memory_order_acquire) != seen; });
   }
 
   // The caller, out of tasks, watches for the workers' last ones to end
   // before it sleeps on `done` (which then, nearly always, returns at once).
   static void spin_until_finished(Workers& workers, const Job& job) {
-    const auto until = std::chrono::steady_clock::now() + kSpinTime;
-    for (unsigned round = 1;; ++round) {
-      if (job.unfinished.load(std::memory_order_acquire) == 0 &&
-          workers.busy.load(std::memory_order_acquire) == 0) {
-        return;
-      }
-      pause();
-      if (round % 64 == 0 && std::chrono::steady_clock::now() >= until) return;
-    }
+    spin_until([&] {
+      return job.unfinished.load(std::memory_order_acquire) == 0 &&
+             workers.busy.load(std::memory_order_acquire) == 0;
+    });
   }
 
   // `seen` is the generation when the thread was started, so a call

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <string_view>
 #include <type_traits>
@@ -103,6 +104,15 @@ void parallel_pieces(std::size_t count, std::size_t minimum_piece, Body&& body) 
   parallel_for(pieces, [&](std::size_t piece) {
     body(count * piece / pieces, count * (piece + 1) / pieces);
   });
+}
+
+/// Lowers `smallest` to `value` if `value` is smaller, atomically: how
+/// pieces that each found a first index (a failure, a stop) agree on the
+/// first of all, whatever order they finish in.
+inline void keep_smallest(std::atomic<std::size_t>& smallest, std::size_t value) {
+  std::size_t seen = smallest.load(std::memory_order_relaxed);
+  while (value < seen && !smallest.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
+  }
 }
 
 /// parallel_pieces over `rows` rows of `width` elements each, for kernels

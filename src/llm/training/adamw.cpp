@@ -188,11 +188,7 @@ std::size_t update_in_pieces(const AdamWConfig& config, double first_correction,
         begin + update(config, first_correction, second_correction, decay_product,
                        {in.theta + begin, in.gradient + begin, in.first + begin, in.second + begin},
                        {out.first + begin, out.second + begin, out.after + begin}, end - begin);
-    if (stop == end) return;
-    std::size_t seen = first_stop.load(std::memory_order_relaxed);
-    while (stop < seen &&
-           !first_stop.compare_exchange_weak(seen, stop, std::memory_order_relaxed)) {
-    }
+    if (stop < end) keep_smallest(first_stop, stop);
   });
   return first_stop.load(std::memory_order_relaxed);
 }
